@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * The only interface between iscsi_trgt.ko and ietd: generic netlink family
+ * IET_GENL_NAME, version IET_GENL_VERSION. Every operation needs
+ * CAP_NET_ADMIN. Every attribute is one scalar or string; lists are nests of
+ * nests. Enums start at *_UNSPEC (never sent) and end with a __*_MAX sentinel.
+ *
+ * IET_CMD_TARGET_NEW   TID (0 or absent: next free), TARGET_NAME,
+ *                      [TARGET_PARAMS], [SESSION_PARAMS]
+ *                      reply: TID
+ * IET_CMD_TARGET_SET   TID, [TARGET_PARAMS], [SESSION_PARAMS]
+ *                      changes take effect for new sessions; Wthreads resizes
+ *                      the target's I/O thread pool at once
+ * IET_CMD_TARGET_DEL   TID                      -EBUSY while it has sessions
+ * IET_CMD_TARGET_GET   TID (do) or nothing (dump, one message per target):
+ *                      TID, TARGET_NAME, TARGET_PARAMS, SESSION_PARAMS
+ *
+ * IET_CMD_LUN_NEW      TID, LUN, LUN_TYPE, [LUN_PATH], [LUN_IOMODE],
+ *                      [LUN_SCSI_ID], [LUN_SCSI_SN], [LUN_BLOCK_SIZE],
+ *                      [LUN_BLOCKS]            (LUN_BLOCKS: nullio size)
+ * IET_CMD_LUN_DEL      TID, LUN                 in-flight I/O still completes
+ * IET_CMD_LUN_GET      dump, TID required: one message per LUN:
+ *                      TID, LUN, LUN_TYPE, LUN_PATH (not nullio),
+ *                      LUN_IOMODE, LUN_SCSI_ID, LUN_SCSI_SN,
+ *                      LUN_BLOCK_SIZE, LUN_BLOCKS, STATS
+ *
+ * IET_CMD_SESSION_NEW  TID, SID, INITIATOR_NAME, EXP_CMDSN, SESSION_PARAMS
+ * IET_CMD_SESSION_DEL  TID, SID                 closes all its connections
+ * IET_CMD_SESSION_GET  dump, TID required: one message per session:
+ *                      TID, SID, INITIATOR_NAME, SESSION_PARAMS, STATS,
+ *                      CONNS { CONN { CID, CONN_STATE, PEER_ADDR,
+ *                      PEER_PORT, LOCAL_ADDR, LOCAL_PORT, SESSION_PARAMS
+ *                      (the connection-scoped keys) } ... }
+ *
+ * IET_CMD_CONN_NEW     TID, SID, CID, CONN_FD, STATSN, SESSION_PARAMS
+ *                      (HEADER_DIGEST, DATA_DIGEST, MAX_RECV_DSL,
+ *                      MAX_XMIT_DSL of this connection). CONN_FD is a
+ *                      connected TCP socket of the calling process; the
+ *                      kernel takes its own reference, the caller closes
+ *                      its descriptor afterwards.
+ * IET_CMD_CONN_DEL     TID, SID, CID
+ *
+ * Events, multicast group IET_GENL_MCGRP_EVENTS:
+ * IET_CMD_CONN_CLOSED     TID, SID, CID
+ * IET_CMD_SESSION_CLOSED  TID, SID
+ *
+ * SID is the 64-bit session identifier of IET: ISID << 16 | TSIH.
+ */
+#ifndef _UAPI_LINUX_IET_H
+#define _UAPI_LINUX_IET_H
+
+#define IET_GENL_NAME		"iscsi_trgt"
+#define IET_GENL_VERSION	1
+#define IET_GENL_MCGRP_EVENTS	"events"
+
+#define IET_NAME_MAX		223	/* iSCSI names, RFC 7143 6.1 */
+#define IET_SCSI_ID_MAX		16
+#define IET_SCSI_SN_MAX		16
+#define IET_LUN_MAX		16383	/* flat addressing, SAM-5 */
+#define IET_PATH_MAX		4095
+
+enum iet_genl_cmd {
+	IET_CMD_UNSPEC,
+	IET_CMD_TARGET_NEW,
+	IET_CMD_TARGET_SET,
+	IET_CMD_TARGET_DEL,
+	IET_CMD_TARGET_GET,
+	IET_CMD_LUN_NEW,
+	IET_CMD_LUN_DEL,
+	IET_CMD_LUN_GET,
+	IET_CMD_SESSION_NEW,
+	IET_CMD_SESSION_DEL,
+	IET_CMD_SESSION_GET,
+	IET_CMD_CONN_NEW,
+	IET_CMD_CONN_DEL,
+	IET_CMD_CONN_CLOSED,
+	IET_CMD_SESSION_CLOSED,
+	__IET_CMD_MAX
+};
+
+#define IET_CMD_MAX (__IET_CMD_MAX - 1)
+
+enum iet_attr {
+	IET_A_UNSPEC,
+	IET_A_PAD,
+	IET_A_TID,		/* u32, 1.. */
+	IET_A_TARGET_NAME,	/* string */
+	IET_A_TARGET_PARAMS,	/* nest of enum iet_tparam */
+	IET_A_SESSION_PARAMS,	/* nest of enum iet_key */
+	IET_A_LUN,		/* u32, 0..IET_LUN_MAX */
+	IET_A_LUN_TYPE,		/* u32, enum iet_lun_type */
+	IET_A_LUN_PATH,		/* string */
+	IET_A_LUN_IOMODE,	/* u32, enum iet_iomode */
+	IET_A_LUN_SCSI_ID,	/* string */
+	IET_A_LUN_SCSI_SN,	/* string */
+	IET_A_LUN_BLOCK_SIZE,	/* u32: 512, 1024, 2048, 4096 */
+	IET_A_LUN_BLOCKS,	/* u64 */
+	IET_A_SID,		/* u64 */
+	IET_A_INITIATOR_NAME,	/* string */
+	IET_A_EXP_CMDSN,	/* u32 */
+	IET_A_CID,		/* u32, 0..65535 */
+	IET_A_CONN_FD,		/* s32 */
+	IET_A_STATSN,		/* u32 */
+	IET_A_CONN_STATE,	/* u32, enum iet_conn_state */
+	IET_A_PEER_ADDR,	/* binary: 4 or 16 bytes */
+	IET_A_PEER_PORT,	/* u16 */
+	IET_A_LOCAL_ADDR,	/* binary: 4 or 16 bytes */
+	IET_A_LOCAL_PORT,	/* u16 */
+	IET_A_CONNS,		/* nest of IET_A_CONN */
+	IET_A_CONN,		/* nest of enum iet_attr */
+	IET_A_STATS,		/* nest of enum iet_stat */
+	__IET_A_MAX
+};
+
+#define IET_A_MAX (__IET_A_MAX - 1)
+
+/* Target-wide settings (IET's target parameters). */
+enum iet_tparam {
+	IET_TP_UNSPEC,
+	IET_TP_WTHREADS,	/* u32, 1..128: I/O threads of the target */
+	IET_TP_QUEUED_CMDS,	/* u32, 1..4096: CmdSN window per session */
+	IET_TP_NOP_INTERVAL,	/* u32, seconds, 0 = no keepalive */
+	IET_TP_NOP_TIMEOUT,	/* u32, seconds */
+	__IET_TP_MAX
+};
+
+#define IET_TP_MAX (__IET_TP_MAX - 1)
+
+/*
+ * Session and connection keys (RFC 7143 section 13), all u32. In a target's
+ * SESSION_PARAMS they are the target's offers and limits; in a session's or
+ * connection's they are the negotiated values. Booleans are 0/1; digests
+ * are enum iet_digest values, a target's offer being a mask of
+ * 1 << IET_DIGEST_*.
+ */
+enum iet_key {
+	IET_KEY_UNSPEC,
+	IET_KEY_INITIAL_R2T,
+	IET_KEY_IMMEDIATE_DATA,
+	IET_KEY_MAX_CONNECTIONS,
+	IET_KEY_MAX_RECV_DSL,		/* what the target receives */
+	IET_KEY_MAX_XMIT_DSL,		/* what the target sends */
+	IET_KEY_MAX_BURST,
+	IET_KEY_FIRST_BURST,
+	IET_KEY_DEFAULT_TIME2WAIT,
+	IET_KEY_DEFAULT_TIME2RETAIN,
+	IET_KEY_MAX_OUTSTANDING_R2T,
+	IET_KEY_DATA_PDU_INORDER,
+	IET_KEY_DATA_SEQUENCE_INORDER,
+	IET_KEY_ERROR_RECOVERY_LEVEL,
+	IET_KEY_HEADER_DIGEST,
+	IET_KEY_DATA_DIGEST,
+	__IET_KEY_MAX
+};
+
+#define IET_KEY_MAX (__IET_KEY_MAX - 1)
+
+enum iet_digest {
+	IET_DIGEST_NONE,
+	IET_DIGEST_CRC32C,
+};
+
+enum iet_lun_type {
+	IET_LUN_UNSPEC,
+	IET_LUN_FILEIO,
+	IET_LUN_NULLIO,
+	__IET_LUN_TYPE_MAX
+};
+
+enum iet_iomode {
+	IET_IOMODE_UNSPEC,
+	IET_IOMODE_WT,		/* write-through: GOOD means stable */
+	IET_IOMODE_WB,		/* write-back: WCE=1, flush on request */
+	IET_IOMODE_RO,		/* write-protected */
+	__IET_IOMODE_MAX
+};
+
+enum iet_conn_state {
+	IET_CONN_UNSPEC,
+	IET_CONN_ACTIVE,
+	IET_CONN_CLOSING,
+};
+
+/* Counters, all u64, of a LUN (all sessions) or of a session (all LUNs). */
+enum iet_stat {
+	IET_STAT_UNSPEC,
+	IET_STAT_PAD,
+	IET_STAT_CMDS,		/* SCSI commands completed */
+	IET_STAT_READ_BYTES,
+	IET_STAT_WRITE_BYTES,
+	IET_STAT_ERRORS,	/* commands ended with CHECK CONDITION */
+	__IET_STAT_MAX
+};
+
+#define IET_STAT_MAX (__IET_STAT_MAX - 1)
+
+#endif /* _UAPI_LINUX_IET_H */
