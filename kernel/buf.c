@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Page buffers that data is received into and sent from, and their CRC32C. */
+#include <linux/crc32c.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "iet.h"
+
+int iet_buf_alloc(struct iet_buf *buf, u32 len)
+{
+	unsigned int i, nr = DIV_ROUND_UP(len, PAGE_SIZE);
+	unsigned int noio;
+
+	buf->bvec = NULL;
+	buf->nr = 0;
+	buf->len = 0;
+	if (!len)
+		return 0;
+	/* The scope, not the flags, lets kvmalloc fall back to vmalloc. */
+	noio = memalloc_noio_save();
+	buf->bvec = kvmalloc_array(nr, sizeof(*buf->bvec), GFP_KERNEL);
+	memalloc_noio_restore(noio);
+	if (!buf->bvec)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		struct page *page = alloc_page(GFP_NOIO | __GFP_NOWARN);
+
+		if (!page) {
+			buf->nr = i;
+			iet_buf_free(buf);
+			return -ENOMEM;
+		}
+		buf->bvec[i].bv_page = page;
+		buf->bvec[i].bv_offset = 0;
+		buf->bvec[i].bv_len = min_t(u32, PAGE_SIZE, len - i * PAGE_SIZE);
+	}
+	buf->nr = nr;
+	buf->len = len;
+	return 0;
+}
+
+void iet_buf_free(struct iet_buf *buf)
+{
+	unsigned int i;
+
+	for (i = 0; i < buf->nr; i++)
+		__free_page(buf->bvec[i].bv_page);
+	kvfree(buf->bvec);
+	buf->bvec = NULL;
+	buf->nr = 0;
+	buf->len = 0;
+}
+
+void iet_buf_iter(const struct iet_buf *buf, struct iov_iter *iter,
+		  unsigned int dir, u32 off, u32 len)
+{
+	iov_iter_bvec(iter, dir, buf->bvec, buf->nr, buf->len);
+	iov_iter_advance(iter, off);
+	iov_iter_truncate(iter, len);
+}
+
+/* Copies that run past the end of the buffer are cut short. */
+void iet_buf_copy_to(struct iet_buf *buf, u32 off, const void *src, u32 len)
+{
+	struct iov_iter iter;
+
+	if (off >= buf->len)
+		return;
+	len = min(len, buf->len - off);
+	iet_buf_iter(buf, &iter, ITER_DEST, off, len);
+	WARN_ON_ONCE(copy_to_iter(src, len, &iter) != len);
+}
+
+void iet_buf_copy_from(const struct iet_buf *buf, u32 off, void *dst, u32 len)
+{
+	struct iov_iter iter;
+
+	if (off >= buf->len)
+		return;
+	len = min(len, buf->len - off);
+	iet_buf_iter(buf, &iter, ITER_SOURCE, off, len);
+	WARN_ON_ONCE(copy_from_iter(dst, len, &iter) != len);
+}
+
+void iet_buf_zero(struct iet_buf *buf, u32 off, u32 len)
+{
+	struct iov_iter iter;
+
+	if (off >= buf->len)
+		return;
+	len = min(len, buf->len - off);
+	iet_buf_iter(buf, &iter, ITER_DEST, off, len);
+	iov_iter_zero(len, &iter);
+}
+
+u32 iet_crc32c(u32 crc, const void *data, u32 len)
+{
+	return crc32c(crc, data, len);
+}
+
+u32 iet_crc32c_buf(u32 crc, const struct iet_buf *buf, u32 off, u32 len)
+{
+	unsigned int i = off / PAGE_SIZE;
+
+	off %= PAGE_SIZE;
+	while (len && i < buf->nr) {
+		u32 n = min_t(u32, len, buf->bvec[i].bv_len - off);
+		void *p = kmap_local_page(buf->bvec[i].bv_page);
+
+		crc = crc32c(crc, p + off, n);
+		kunmap_local(p);
+		len -= n;
+		off = 0;
+		i++;
+	}
+	return crc;
+}

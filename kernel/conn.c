@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connections: adopting a logged-in socket from ietd, the socket callbacks
+ * that wake the read and write threads, keepalive, and ordered teardown.
+ */
+#include <linux/file.h>
+#include <linux/kthread.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "iet.h"
+
+static struct workqueue_struct *iet_wq;
+
+/* How long a logged-out connection may linger before it is cut. */
+#define LOGOUT_LINGER	(5 * HZ)
+
+struct iet_conn *iet_conn_lookup(struct iet_session *session, u16 cid)
+{
+	struct iet_conn *conn;
+
+	lockdep_assert_held(&session->target->lock);
+	list_for_each_entry(conn, &session->conns, list)
+		if (conn->cid == cid)
+			return conn;
+	return NULL;
+}
+
+static void conn_free(struct kref *kref)
+{
+	struct iet_conn *conn = container_of(kref, struct iet_conn, kref);
+
+	fput(conn->file);
+	iet_session_put(conn->session);
+	kfree(conn->scratch);
+	xa_destroy(&conn->cmds);
+	kfree(conn);
+}
+
+void iet_conn_put(struct iet_conn *conn)
+{
+	kref_put(&conn->kref, conn_free);
+}
+
+/* Socket callbacks: they only wake the thread that does the work. */
+static void conn_data_ready(struct sock *sk)
+{
+	struct iet_conn *conn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	if (conn) {
+		set_bit(CONN_RX_READY, &conn->flags);
+		wake_up_process(conn->rx_thread);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void conn_state_change(struct sock *sk)
+{
+	void (*saved)(struct sock *sk) = NULL;
+	struct iet_conn *conn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	if (conn) {
+		saved = conn->saved_state_change;
+		set_bit(CONN_RX_READY, &conn->flags);
+		wake_up_process(conn->rx_thread);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+	if (saved)
+		saved(sk);
+}
+
+static void conn_write_space(struct sock *sk)
+{
+	struct iet_conn *conn;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	conn = sk->sk_user_data;
+	if (conn && sk_stream_is_writeable(sk)) {
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		set_bit(CONN_TX_READY, &conn->flags);
+		wake_up_process(conn->tx_thread);
+	}
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+void iet_conn_wake_tx(struct iet_conn *conn)
+{
+	lockdep_assert_held(&conn->lock);
+	wake_up_process(conn->tx_thread);
+}
+
+/* Start an orderly teardown of this connection only. */
+void iet_conn_close(struct iet_conn *conn)
+{
+	if (test_and_set_bit(CONN_CLOSING, &conn->flags))
+		return;
+	queue_work(iet_wq, &conn->release_work);
+}
+
+/*
+ * The connection failed. At ErrorRecoveryLevel 0 its tasks cannot move to
+ * another connection, so the whole session ends (RFC 7143 7.1.5).
+ */
+void iet_conn_fail(struct iet_conn *conn)
+{
+	set_bit(CONN_FAILED, &conn->flags);
+	iet_conn_close(conn);
+}
+
+/* Once a second: keepalive pings, their timeout, the logout linger. */
+static void conn_timer(struct timer_list *t)
+{
+	struct iet_conn *conn = from_timer(conn, t, timer);
+	unsigned long now = jiffies;
+	unsigned long last_rx = READ_ONCE(conn->last_rx);
+	unsigned long sent = READ_ONCE(conn->nop_sent);
+
+	if (iet_stopping(conn))
+		return;
+	if (test_bit(CONN_LOGGED_OUT, &conn->flags)) {
+		if (time_after(now, conn->logout_time + LOGOUT_LINGER)) {
+			iet_conn_close(conn);
+			return;
+		}
+	} else if (conn->nop_interval) {
+		bool answered = !READ_ONCE(conn->nop_ttt) ||
+				time_after_eq(last_rx, sent);
+
+		if (!answered && conn->nop_timeout &&
+		    time_after(now, sent + conn->nop_timeout * HZ)) {
+			pr_notice_ratelimited("target %u session %#llx cid %u: no answer to NOP-In for %u s, closing\n",
+					      conn->session->target->tid,
+					      conn->session->sid, conn->cid,
+					      conn->nop_timeout);
+			iet_conn_fail(conn);
+			return;
+		}
+		if (answered &&
+		    time_after(now, last_rx + conn->nop_interval * HZ) &&
+		    time_after(now, sent + conn->nop_interval * HZ) &&
+		    !test_and_set_bit(CONN_NOP_DUE, &conn->flags))
+			wake_up_process(conn->tx_thread);
+	}
+	mod_timer(&conn->timer, now + HZ);
+}
+
+/* Install our callbacks unless somebody else owns the socket. */
+static int conn_claim_socket(struct iet_conn *conn)
+{
+	struct sock *sk = conn->sock->sk;
+	int ret = 0;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	if (sk->sk_user_data) {
+		ret = -EBUSY;
+	} else {
+		sk->sk_user_data = conn;
+		conn->saved_data_ready = sk->sk_data_ready;
+		conn->saved_state_change = sk->sk_state_change;
+		conn->saved_write_space = sk->sk_write_space;
+		sk->sk_data_ready = conn_data_ready;
+		sk->sk_state_change = conn_state_change;
+		sk->sk_write_space = conn_write_space;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+	return ret;
+}
+
+static void conn_unclaim_socket(struct iet_conn *conn)
+{
+	struct sock *sk = conn->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = conn->saved_data_ready;
+	sk->sk_state_change = conn->saved_state_change;
+	sk->sk_write_space = conn->saved_write_space;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void conn_release(struct work_struct *work)
+{
+	struct iet_conn *conn = container_of(work, struct iet_conn,
+					     release_work);
+	struct iet_session *session = conn->session;
+	struct iet_target *target = session->target;
+	bool last;
+
+	if (test_bit(CONN_FAILED, &conn->flags))
+		iet_session_close(session);
+
+	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
+	conn_unclaim_socket(conn);
+	del_timer_sync(&conn->timer);
+
+	/* Whoever queued work saw CLOSING clear and woke tx under this lock. */
+	spin_lock(&conn->lock);
+	spin_unlock(&conn->lock);
+	kthread_stop(conn->rx_thread);
+	kthread_stop(conn->tx_thread);
+
+	iet_cmd_release_tables(conn);
+	/* Commands still in the I/O pool end on their own. */
+	wait_event(conn->cmds_wq, !atomic_read(&conn->nr_cmds));
+
+	mutex_lock(&target->lock);
+	list_del(&conn->list);
+	WRITE_ONCE(conn->unlinked, true);
+	last = iet_session_unlink_locked(session);
+	mutex_unlock(&target->lock);
+	wake_up_all(&target->wq);
+
+	pr_info("target %u session %#llx cid %u closed\n", target->tid,
+		session->sid, conn->cid);
+	iet_event_conn_closed(target->tid, session->sid, conn->cid);
+	if (last) {
+		iet_event_session_closed(target->tid, session->sid);
+		iet_session_put(session);	/* the target's list */
+	}
+	iet_conn_put(conn);			/* the session's list */
+}
+
+static int conn_check_socket(struct socket *sock, struct netlink_ext_ack *extack)
+{
+	struct sock *sk = sock->sk;
+
+	if ((sk->sk_family != AF_INET && sk->sk_family != AF_INET6) ||
+	    sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP) {
+		NL_SET_ERR_MSG(extack, "the descriptor is not a TCP socket");
+		return -EINVAL;
+	}
+	if (READ_ONCE(sk->sk_state) != TCP_ESTABLISHED) {
+		NL_SET_ERR_MSG(extack, "the socket is not connected");
+		return -ENOTCONN;
+	}
+	return 0;
+}
+
+static void conn_set_keys(struct iet_conn *conn)
+{
+	conn->hdigest = conn->keys[IET_KEY_HEADER_DIGEST] == IET_DIGEST_CRC32C;
+	conn->ddigest = conn->keys[IET_KEY_DATA_DIGEST] == IET_DIGEST_CRC32C;
+	conn->max_recv_dsl = conn->keys[IET_KEY_MAX_RECV_DSL];
+	conn->max_xmit_dsl = conn->keys[IET_KEY_MAX_XMIT_DSL];
+}
+
+static int conn_start_threads(struct iet_conn *conn, u32 tid)
+{
+	conn->rx_thread = kthread_create(iet_rx_thread, conn, "iet_rx/%u.%u",
+					 tid, conn->serial);
+	if (IS_ERR(conn->rx_thread))
+		return PTR_ERR(conn->rx_thread);
+	conn->tx_thread = kthread_create(iet_tx_thread, conn, "iet_tx/%u.%u",
+					 tid, conn->serial);
+	if (IS_ERR(conn->tx_thread)) {
+		kthread_stop(conn->rx_thread);
+		return PTR_ERR(conn->tx_thread);
+	}
+	return 0;
+}
+
+/*
+ * Adopt the socket behind fd, in the calling process's context, as
+ * connection cid of session. The caller keeps its descriptor and closes it.
+ */
+int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
+		 struct nlattr *keys, struct netlink_ext_ack *extack)
+{
+	struct iet_target *target = session->target;
+	struct iet_conn *conn, *c;
+	struct socket *sock;
+	unsigned int nr = 0;
+	int ret;
+
+	lockdep_assert_held(&iet_mutex);
+	sock = sockfd_lookup(fd, &ret);
+	if (!sock) {
+		NL_SET_ERR_MSG(extack, "the descriptor is not a socket");
+		return ret;
+	}
+	ret = conn_check_socket(sock, extack);
+	if (ret)
+		goto out_sock;
+
+	ret = -ENOMEM;
+	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
+	if (!conn)
+		goto out_sock;
+	conn->scratch = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!conn->scratch)
+		goto out_conn;
+	kref_init(&conn->kref);
+	conn->cid = cid;
+	conn->sock = sock;
+	conn->file = sock->file;
+	conn->stat_sn = stat_sn;
+	conn->next_ttt = 1;
+	conn->last_rx = jiffies;
+	spin_lock_init(&conn->lock);
+	INIT_LIST_HEAD(&conn->tx_queue);
+	xa_init(&conn->cmds);
+	init_waitqueue_head(&conn->cmds_wq);
+	INIT_WORK(&conn->release_work, conn_release);
+	timer_setup(&conn->timer, conn_timer, 0);
+	memcpy(conn->keys, session->keys, sizeof(conn->keys));
+	ret = iet_parse_params(keys, conn->keys, IET_KEY_MAX, iet_key_policy,
+			       extack);
+	if (ret)
+		goto out_conn;
+	if (conn->keys[IET_KEY_HEADER_DIGEST] > IET_DIGEST_CRC32C ||
+	    conn->keys[IET_KEY_DATA_DIGEST] > IET_DIGEST_CRC32C) {
+		NL_SET_ERR_MSG(extack, "a negotiated digest is None or CRC32C");
+		ret = -EINVAL;
+		goto out_conn;
+	}
+	conn_set_keys(conn);
+	if (kernel_getpeername(sock, (struct sockaddr *)&conn->peer) < 0 ||
+	    kernel_getsockname(sock, (struct sockaddr *)&conn->local) < 0) {
+		NL_SET_ERR_MSG(extack, "the socket has no addresses");
+		ret = -ENOTCONN;
+		goto out_conn;
+	}
+
+	mutex_lock(&target->lock);
+	conn->nop_interval = target->tparams[IET_TP_NOP_INTERVAL];
+	conn->nop_timeout = target->tparams[IET_TP_NOP_TIMEOUT];
+	conn->serial = atomic_inc_return(&target->conn_serial);
+	list_for_each_entry(c, &session->conns, list)
+		nr++;
+	if (session->closing) {
+		NL_SET_ERR_MSG(extack, "the session is closing");
+		ret = -ESHUTDOWN;
+	} else if (iet_conn_lookup(session, cid)) {
+		NL_SET_ERR_MSG(extack, "a connection with this cid exists");
+		ret = -EEXIST;
+	} else if (nr >= session->keys[IET_KEY_MAX_CONNECTIONS]) {
+		NL_SET_ERR_MSG(extack, "the session has MaxConnections");
+		ret = -EBUSY;
+	} else {
+		ret = conn_start_threads(conn, target->tid);
+	}
+	if (ret) {
+		mutex_unlock(&target->lock);
+		goto out_conn;
+	}
+	kref_get(&session->kref);
+	conn->session = session;
+	ret = conn_claim_socket(conn);
+	if (ret) {
+		mutex_unlock(&target->lock);
+		NL_SET_ERR_MSG(extack, "the socket is in use");
+		kthread_stop(conn->rx_thread);
+		kthread_stop(conn->tx_thread);
+		iet_session_put(session);
+		goto out_conn;
+	}
+	list_add_tail(&conn->list, &session->conns);
+	mutex_unlock(&target->lock);
+
+	tcp_sock_set_nodelay(sock->sk);
+	sock->sk->sk_allocation = GFP_NOIO;
+	/* Data may have arrived before the callbacks were ours. */
+	set_bit(CONN_RX_READY, &conn->flags);
+	wake_up_process(conn->rx_thread);
+	wake_up_process(conn->tx_thread);
+	mod_timer(&conn->timer, jiffies + HZ);
+	pr_info("target %u session %#llx cid %u: %pISp%s%s\n", target->tid,
+		session->sid, cid, &conn->peer,
+		conn->hdigest ? " hdigest" : "",
+		conn->ddigest ? " ddigest" : "");
+	return 0;
+
+out_conn:
+	kfree(conn->scratch);
+	xa_destroy(&conn->cmds);
+	kfree(conn);
+out_sock:
+	sockfd_put(sock);
+	return ret;
+}
+
+int __init iet_conn_init(void)
+{
+	iet_wq = alloc_workqueue("iet", WQ_UNBOUND, 0);
+	return iet_wq ? 0 : -ENOMEM;
+}
+
+void iet_conn_exit(void)
+{
+	destroy_workqueue(iet_wq);
+}

@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iscsi_trgt internal interfaces: the object model (target, LUN, session,
+ * connection, command), the pipeline between read, I/O and write threads,
+ * and the boundary between the iSCSI transport and SCSI emulation.
+ */
+#ifndef IET_H
+#define IET_H
+
+#include <linux/bvec.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <net/netlink.h>
+#include <scsi/iscsi_proto.h>
+#include <scsi/scsi_proto.h>
+#include <linux/iet.h>
+
+#define IET_MAX_WTHREADS	128
+#define IET_MAX_XFER		(8U << 20)	/* bytes per SCSI command */
+#define IET_MAX_AHS		1020		/* 255 words */
+#define IET_CDB_MAX		32		/* 16 + extended CDB AHS */
+#define IET_SENSE_MAX		96
+#define IET_NULLIO_BLOCKS	(64ULL << 20)	/* 32 GiB at 512 bytes */
+
+struct iet_target;
+struct iet_session;
+struct iet_conn;
+struct iet_cmd;
+struct iet_lun;
+
+/* A data buffer: whole pages, received into and sent from by reference. */
+struct iet_buf {
+	struct bio_vec *bvec;
+	unsigned int nr;
+	u32 len;
+};
+
+int iet_buf_alloc(struct iet_buf *buf, u32 len);
+void iet_buf_free(struct iet_buf *buf);
+void iet_buf_copy_to(struct iet_buf *buf, u32 off, const void *src, u32 len);
+void iet_buf_copy_from(const struct iet_buf *buf, u32 off, void *dst, u32 len);
+void iet_buf_zero(struct iet_buf *buf, u32 off, u32 len);
+void iet_buf_iter(const struct iet_buf *buf, struct iov_iter *iter,
+		  unsigned int dir, u32 off, u32 len);
+
+/* Counters of a LUN or a session; see enum iet_stat. */
+struct iet_stats {
+	atomic64_t cmds;
+	atomic64_t read_bytes;
+	atomic64_t write_bytes;
+	atomic64_t errors;
+};
+
+/* ---- backends ---------------------------------------------------------- */
+
+/*
+ * Storage behind a LUN. attach() sizes the LUN; read/write/flush run in an
+ * I/O thread and may sleep; they return 0 or a negative errno that becomes
+ * MEDIUM ERROR (or DATA PROTECT for -EROFS).
+ */
+struct iet_backend_ops {
+	const char *name;
+	u32 type;				/* enum iet_lun_type */
+	int (*attach)(struct iet_lun *lun, const char *path);
+	void (*detach)(struct iet_lun *lun);
+	int (*read)(struct iet_lun *lun, struct iet_buf *buf, u32 len,
+		    loff_t pos);
+	int (*write)(struct iet_lun *lun, struct iet_buf *buf, u32 len,
+		     loff_t pos, bool fua);
+	int (*flush)(struct iet_lun *lun, loff_t pos, loff_t len);
+};
+
+extern const struct iet_backend_ops iet_fileio_ops;
+extern const struct iet_backend_ops iet_nullio_ops;
+
+struct iet_lun {
+	struct kref kref;
+	struct rcu_head rcu;
+	struct iet_target *target;		/* the LUN's target outlives it */
+	u32 lun;
+	u32 iomode;				/* enum iet_iomode */
+	u32 block_size;
+	u8 blkbits;
+	u64 blocks;
+	char path[IET_PATH_MAX + 1];
+	char scsi_id[IET_SCSI_ID_MAX + 1];
+	char scsi_sn[IET_SCSI_SN_MAX + 1];
+	const struct iet_backend_ops *ops;
+	void *private;				/* the backend's */
+	struct iet_stats stats;
+};
+
+struct iet_lun *iet_lun_get(struct iet_target *target, u32 lun);
+void iet_lun_put(struct iet_lun *lun);
+int iet_lun_add(struct iet_target *target, u32 lun, u32 type, const char *path,
+		u32 iomode, const char *scsi_id, const char *scsi_sn,
+		u32 block_size, u64 blocks, struct netlink_ext_ack *extack);
+int iet_lun_del(struct iet_target *target, u32 lun);
+
+/* ---- targets ----------------------------------------------------------- */
+
+/* The target's pool of I/O threads ("Wthreads"), fed one command at a time. */
+struct iet_iopool {
+	spinlock_t lock;			/* protects queue */
+	struct list_head queue;
+	wait_queue_head_t wq;
+	struct task_struct *threads[IET_MAX_WTHREADS];
+	unsigned int nr;			/* under target->lock */
+};
+
+struct iet_target {
+	struct kref kref;
+	u32 tid;
+	char name[IET_NAME_MAX + 1];
+	/*
+	 * Protects sessions, each session's conns list, tparams, keys and
+	 * the size of the pool. Taken after iet_mutex, before session->lock.
+	 */
+	struct mutex lock;
+	struct list_head sessions;
+	struct xarray luns;			/* lun -> iet_lun; RCU readers */
+	u32 tparams[IET_TP_MAX + 1];
+	u32 keys[IET_KEY_MAX + 1];
+	struct iet_iopool pool;
+	wait_queue_head_t wq;			/* a session went away */
+	atomic_t conn_serial;			/* names of connection threads */
+};
+
+/* Serialises the control plane: netlink requests, module unload. */
+extern struct mutex iet_mutex;
+extern struct xarray iet_targets;		/* tid -> iet_target */
+
+struct iet_target *iet_target_lookup(u32 tid);	/* under iet_mutex */
+int iet_target_add(u32 *tid, const char *name, struct nlattr *tparams,
+		   struct nlattr *keys, struct netlink_ext_ack *extack);
+int iet_target_set(struct iet_target *target, struct nlattr *tparams,
+		   struct nlattr *keys, struct netlink_ext_ack *extack);
+int iet_target_del(struct iet_target *target);
+void iet_target_put(struct iet_target *target);
+void iet_targets_destroy(void);
+int iet_parse_params(struct nlattr *nest, u32 *vals, unsigned int max,
+		     const struct nla_policy *policy,
+		     struct netlink_ext_ack *extack);
+extern const struct nla_policy iet_tparam_policy[IET_TP_MAX + 1];
+extern const struct nla_policy iet_key_policy[IET_KEY_MAX + 1];
+
+int iet_pool_resize(struct iet_target *target, unsigned int nr);
+void iet_pool_submit(struct iet_target *target, struct iet_cmd *cmd);
+
+/* ---- sessions ---------------------------------------------------------- */
+
+/* A unit attention waiting to be reported to one I_T nexus. */
+struct iet_ua {
+	struct list_head list;
+	u32 lun;
+	u8 asc;
+	u8 ascq;
+};
+
+struct iet_session {
+	struct kref kref;
+	struct iet_target *target;		/* holds a target reference */
+	u64 sid;
+	char initiator[IET_NAME_MAX + 1];
+	struct list_head list;			/* in target->sessions */
+	struct list_head conns;			/* under target->lock */
+	bool closing;				/* under target->lock */
+	bool unlinked;				/* gone from target->sessions */
+	u32 keys[IET_KEY_MAX + 1];		/* negotiated, read-only */
+	u32 queued_cmds;			/* the CmdSN window */
+
+	spinlock_t lock;			/* protects everything below */
+	u32 exp_cmdsn;
+	u32 max_cmdsn;
+	u32 in_flight;				/* non-immediate, unanswered */
+	atomic_t immediate;			/* immediate, unanswered */
+	struct list_head pending;		/* out of order, by CmdSN */
+	struct list_head ua;			/* struct iet_ua */
+
+	struct iet_stats stats;
+};
+
+int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
+		    u32 exp_cmdsn, struct nlattr *keys,
+		    struct netlink_ext_ack *extack);
+struct iet_session *iet_session_lookup(struct iet_target *target, u64 sid);
+int iet_session_del(struct iet_session *session);
+void iet_session_close(struct iet_session *session);
+void iet_session_close_locked(struct iet_session *session);
+void iet_session_close_others(struct iet_conn *conn);
+bool iet_session_unlink_locked(struct iet_session *session);
+void iet_session_put(struct iet_session *session);
+void iet_session_window(struct iet_session *session, u32 *exp, u32 *max);
+void iet_session_done(struct iet_session *session, struct iet_cmd *cmd);
+void iet_ua_add(struct iet_target *target, struct iet_session *except,
+		int lun, u8 asc, u8 ascq);
+bool iet_ua_take(struct iet_session *session, u32 lun, u8 *asc, u8 *ascq);
+
+/* ---- connections ------------------------------------------------------- */
+
+enum iet_conn_flag {
+	CONN_CLOSING,		/* teardown started */
+	CONN_RX_READY,		/* the socket has data or changed state */
+	CONN_TX_READY,		/* write space came back */
+	CONN_NOP_DUE,		/* the keepalive timer wants a ping */
+	CONN_LOGGED_OUT,	/* Logout Response sent: wait for the FIN */
+	CONN_FAILED,		/* lost, not closed: the session ends too */
+};
+
+enum rx_state {
+	RX_BHS,
+	RX_AHS,
+	RX_HDIGEST,
+	RX_DATA,
+	RX_PAD,
+	RX_DDIGEST,
+};
+
+/* The receive side: one PDU at a time, advanced by rx_step(). */
+struct iet_rx {
+	enum rx_state state;
+	u32 done;			/* bytes of the current piece */
+	struct iscsi_hdr bhs;
+	u8 ahs[IET_MAX_AHS];
+	u32 ahs_len;
+	u32 dlen;			/* data segment length */
+	u32 pad;
+	__le32 digest;
+	u32 crc;			/* data digest so far */
+	u32 crc_upto;			/* bytes of the buffer part folded */
+	u8 pad_buf[4];
+	struct iet_buf *dbuf;		/* the data goes here, or nowhere */
+	u32 doff;
+	u32 dkeep;			/* bytes for dbuf; the rest is dropped */
+	struct iet_cmd *cmd;		/* the command this PDU belongs to */
+	bool digest_error;
+};
+
+enum tx_state {
+	TX_IDLE,
+	TX_HDR,
+	TX_DATA,
+	TX_TRAILER,
+};
+
+/* The PDU being sent. */
+struct iet_tx {
+	enum tx_state state;
+	struct iet_cmd *cmd;
+	u8 hdr[ISCSI_HDR_LEN + ISCSI_CRC_LEN];
+	u32 hdr_len;
+	struct iet_buf *dbuf;		/* data from pages, by reference */
+	void *kdata;			/* or from kernel memory, copied */
+	u32 doff;
+	u32 dlen;
+	u8 trailer[ISCSI_PAD_LEN + ISCSI_CRC_LEN];
+	u32 trailer_len;
+	u32 done;			/* bytes of the current piece */
+	bool corked;			/* sent with MSG_MORE, not pushed */
+};
+
+struct iet_conn {
+	struct kref kref;
+	struct iet_session *session;	/* holds a session reference */
+	struct list_head list;		/* in session->conns */
+	bool unlinked;			/* gone from session->conns */
+	u16 cid;
+	u32 serial;
+	unsigned long flags;		/* enum iet_conn_flag */
+	struct socket *sock;
+	struct file *file;		/* holds the socket */
+	struct sockaddr_storage peer;
+	struct sockaddr_storage local;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
+	struct task_struct *rx_thread;
+	struct task_struct *tx_thread;
+
+	/* connection-scoped negotiated keys, read-only */
+	bool hdigest;
+	bool ddigest;
+	u32 max_recv_dsl;
+	u32 max_xmit_dsl;
+	u32 keys[IET_KEY_MAX + 1];
+
+	void *scratch;			/* a page for data that is dropped */
+	struct iet_rx rx;		/* rx thread only */
+	struct iet_tx tx;		/* tx thread only */
+	u32 stat_sn;			/* tx thread only */
+	u32 exp_stat_sn;		/* rx thread only */
+	u32 next_ttt;			/* under lock */
+
+	/*
+	 * Protects tx_queue, the R2T state of its commands, nop_* and
+	 * logout. Taken inside session->lock when both are needed.
+	 */
+	spinlock_t lock;
+	struct list_head tx_queue;
+	struct iet_cmd *logout;		/* answered once commands drain */
+	u32 nop_ttt;			/* our outstanding ping, 0 = none */
+	unsigned long nop_sent;		/* jiffies */
+
+	struct xarray cmds;		/* ITT -> SCSI command */
+	atomic_t nr_cmds;		/* commands not yet released */
+	atomic_t nr_scsi;		/* of which SCSI commands */
+	unsigned long logout_time;	/* jiffies of the Logout Response */
+	wait_queue_head_t cmds_wq;
+	unsigned long last_rx;		/* jiffies of the last PDU */
+	u32 nop_interval;		/* seconds, 0 = off */
+	u32 nop_timeout;
+	struct timer_list timer;
+	struct work_struct release_work;
+};
+
+int iet_conn_init(void);
+void iet_conn_exit(void);
+void iet_conn_fail(struct iet_conn *conn);
+int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
+		 struct nlattr *keys, struct netlink_ext_ack *extack);
+struct iet_conn *iet_conn_lookup(struct iet_session *session, u16 cid);
+void iet_conn_close(struct iet_conn *conn);
+void iet_conn_put(struct iet_conn *conn);
+void iet_conn_wake_tx(struct iet_conn *conn);
+int iet_rx_thread(void *arg);
+int iet_tx_thread(void *arg);
+
+/* ---- commands ---------------------------------------------------------- */
+
+/*
+ * What SCSI emulation needs of a command and gives back. The transport
+ * embeds it in its command; SCSI code never sees iSCSI.
+ */
+struct iet_scsi_req {
+	struct iet_session *nexus;	/* the I_T nexus, for unit attentions */
+	struct iet_lun *lun;		/* NULL: no such logical unit */
+	u32 lun_id;
+	u8 cdb[IET_CDB_MAX];
+	u32 edtl;			/* what the initiator expects to move */
+	bool want_read;			/* the initiator's R flag */
+	bool want_write;		/* the initiator's W flag */
+
+	/* set by iet_scsi_parse() */
+	int (*execute)(struct iet_scsi_req *req);
+	u32 xfer_len;			/* bytes the CDB asks to move */
+	u32 buf_len;			/* bytes of buffer the command needs */
+	bool data_out;			/* the command takes data from the host */
+	u64 lba;
+	u32 nr_blocks;			/* blocks actually read or written */
+	bool fua;
+	bool blocking;			/* runs in an I/O thread */
+	u32 flush_blocks;		/* SYNCHRONIZE CACHE range, 0 = all */
+
+	/* results */
+	u8 status;			/* SAM status */
+	u8 sense_len;
+	u8 sense[IET_SENSE_MAX];
+	u32 data_len;			/* data-in the command produced */
+	struct iet_buf buf;
+};
+
+void iet_scsi_parse(struct iet_scsi_req *req);
+void iet_scsi_execute(struct iet_scsi_req *req);
+void iet_scsi_account(struct iet_stats *st, const struct iet_scsi_req *req);
+void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc);
+int iet_spc_parse_any_lun(struct iet_scsi_req *req);
+void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq);
+void iet_scsi_set_data(struct iet_scsi_req *req, u32 off, const void *src,
+		       u32 len);
+int iet_sbc_parse(struct iet_scsi_req *req);
+int iet_spc_parse(struct iet_scsi_req *req);
+
+enum iet_cmd_kind {
+	CMD_SCSI,
+	CMD_TMF,
+	CMD_NOP,		/* NOP-Out: echo as NOP-In */
+	CMD_PING,		/* our own NOP-In */
+	CMD_TEXT,
+	CMD_LOGOUT,
+	CMD_REJECT,
+};
+
+enum iet_logout_scope {
+	LOGOUT_NONE,		/* answer only */
+	LOGOUT_CONN,		/* this connection ends */
+	LOGOUT_SESSION,		/* the whole session ends */
+};
+
+struct iet_cmd {
+	struct kref kref;
+	struct iet_conn *conn;		/* a conn reference while alive */
+	enum iet_cmd_kind kind;
+	struct list_head pending;	/* session->pending */
+	struct list_head tx_entry;	/* conn->tx_queue */
+	struct list_head io_entry;	/* the I/O pool's queue */
+	struct list_head tmf_entry;	/* a TMF's list of victims */
+	struct iscsi_hdr hdr;		/* the request's header */
+	u32 itt;			/* as on the wire (opaque) */
+	u32 cmdsn;
+	bool immediate;
+	bool in_table;			/* in conn->cmds */
+	bool queued;			/* on conn->tx_queue, under conn->lock */
+	bool counted;			/* occupies the CmdSN window */
+	bool counted_immediate;		/* in session->immediate */
+	bool delivered;			/* its CmdSN turn has come */
+	bool dispatched;		/* handed to execution */
+	bool data_done;			/* all the data it expects is here */
+	bool executed;			/* the response may be sent */
+	bool aborted;			/* terminated by task management */
+	bool digest_error;
+	bool bidi;			/* bidirectional: not supported */
+	u8 reject_reason;		/* CMD_REJECT, or deferred */
+	u8 logout_scope;		/* enum iet_logout_scope */
+
+	/* Data-Out bookkeeping (SCSI writes) */
+	u32 unsol_len;			/* immediate + unsolicited bytes */
+	u32 want_len;			/* bytes the target will solicit to */
+	u32 data_next;			/* next expected offset */
+	u32 exp_datasn;
+	u32 ttt;
+	u32 r2t_next;			/* under conn->lock */
+	u32 r2t_sn;			/* under conn->lock */
+	u32 r2t_outstanding;		/* under conn->lock */
+	u32 seq_end;			/* end of the current data sequence */
+	u8 sense_pdu[2 + IET_SENSE_MAX];	/* SenseLength + sense */
+
+	/* Data-In progress (tx thread) */
+	u32 datasn;
+	u32 tx_off;
+	bool status_sent;
+
+	/* task management */
+	struct iet_cmd *tmf;		/* the TMF waiting for this command */
+	atomic_t tmf_wait;		/* commands this TMF waits for */
+	u8 tmf_response;		/* also the Logout response */
+
+	struct iet_buf data;		/* non-SCSI payloads (text, ping) */
+	u32 data_len;
+	struct iet_scsi_req req;
+};
+
+struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind);
+struct iet_cmd *iet_cmd_alloc_rx(struct iet_conn *conn, enum iet_cmd_kind kind);
+void iet_cmd_get(struct iet_cmd *cmd);
+void iet_cmd_put(struct iet_cmd *cmd);
+void iet_cmd_finish(struct iet_cmd *cmd);
+struct iet_cmd *iet_cmd_find(struct iet_conn *conn, u32 itt);
+void iet_cmd_queue_tx(struct iet_cmd *cmd);
+void iet_cmd_complete(struct iet_scsi_req *req);
+void iet_cmd_deliver(struct iet_cmd *cmd);
+void iet_cmd_release_tables(struct iet_conn *conn);
+void iet_cmd_sequence(struct iet_cmd *cmd);
+void iet_io_run(struct iet_cmd *cmd);
+int iet_scsi_cmd_start(struct iet_conn *conn);
+int iet_scsi_cmd_end(struct iet_conn *conn);
+int iet_data_out_start(struct iet_conn *conn);
+int iet_data_out_end(struct iet_conn *conn);
+void iet_tmf_execute(struct iet_cmd *cmd);
+void iet_tmf_release(struct iet_cmd *victim);
+void iet_logout_execute(struct iet_cmd *cmd);
+void iet_text_execute(struct iet_cmd *cmd);
+void iet_conn_check_logout(struct iet_conn *conn);
+u32 iet_next_ttt(struct iet_conn *conn);
+void iet_reject(struct iet_conn *conn, const struct iscsi_hdr *hdr, u8 reason);
+
+/* ---- digests, netlink, procfs ----------------------------------------- */
+
+u32 iet_crc32c(u32 crc, const void *data, u32 len);
+u32 iet_crc32c_buf(u32 crc, const struct iet_buf *buf, u32 off, u32 len);
+
+int iet_netlink_init(void);
+void iet_netlink_exit(void);
+void iet_event_conn_closed(u32 tid, u64 sid, u16 cid);
+void iet_event_session_closed(u32 tid, u64 sid);
+
+int iet_procfs_init(void);
+void iet_procfs_exit(void);
+
+int iet_cmd_cache_init(void);
+void iet_cmd_cache_exit(void);
+
+static inline u32 iet_dlength(const struct iscsi_hdr *hdr)
+{
+	return ntoh24(hdr->dlength);
+}
+
+static inline bool iet_stopping(struct iet_conn *conn)
+{
+	return test_bit(CONN_CLOSING, &conn->flags);
+}
+
+#endif /* IET_H */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Logical units: their identity, their backend, and their lifetime. */
+#include <linux/crc32c.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+
+#include "iet.h"
+
+static const struct iet_backend_ops *backends[] = {
+	&iet_fileio_ops,
+	&iet_nullio_ops,
+};
+
+static const struct iet_backend_ops *backend(u32 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(backends); i++)
+		if (backends[i]->type == type)
+			return backends[i];
+	return NULL;
+}
+
+/* Commands find LUNs under RCU and keep them with a reference. */
+struct iet_lun *iet_lun_get(struct iet_target *target, u32 lun_id)
+{
+	struct iet_lun *lun;
+
+	rcu_read_lock();
+	lun = xa_load(&target->luns, lun_id);
+	if (lun && !kref_get_unless_zero(&lun->kref))
+		lun = NULL;
+	rcu_read_unlock();
+	return lun;
+}
+
+static void lun_release(struct kref *kref)
+{
+	struct iet_lun *lun = container_of(kref, struct iet_lun, kref);
+
+	/* In-flight I/O has finished: the last command held this. */
+	lun->ops->detach(lun);
+	kfree_rcu(lun, rcu);
+}
+
+void iet_lun_put(struct iet_lun *lun)
+{
+	kref_put(&lun->kref, lun_release);
+}
+
+/* REPORTED LUNS DATA HAS CHANGED, to every session of the target. */
+static void luns_changed(struct iet_target *target)
+{
+	iet_ua_add(target, NULL, -1, 0x3f, 0x0e);
+}
+
+int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
+		const char *path, u32 iomode, const char *scsi_id,
+		const char *scsi_sn, u32 block_size, u64 blocks,
+		struct netlink_ext_ack *extack)
+{
+	struct iet_lun *lun;
+	int ret;
+
+	lockdep_assert_held(&iet_mutex);
+	if (!is_power_of_2(block_size) || block_size < 512 ||
+	    block_size > 4096) {
+		NL_SET_ERR_MSG(extack, "BlockSize must be 512, 1024, 2048 or 4096");
+		return -EINVAL;
+	}
+	if (xa_load(&target->luns, lun_id)) {
+		NL_SET_ERR_MSG(extack, "this LUN exists");
+		return -EEXIST;
+	}
+	lun = kzalloc(sizeof(*lun), GFP_KERNEL);
+	if (!lun)
+		return -ENOMEM;
+	kref_init(&lun->kref);
+	lun->target = target;
+	lun->lun = lun_id;
+	lun->iomode = iomode;
+	lun->block_size = block_size;
+	lun->blkbits = ilog2(block_size);
+	lun->blocks = blocks;
+	lun->ops = backend(type);
+	if (!lun->ops) {
+		NL_SET_ERR_MSG(extack, "unknown LUN type");
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (path)
+		strscpy(lun->path, path, sizeof(lun->path));
+	/* Stable identities even when ietd gives none. */
+	if (scsi_id[0])
+		strscpy(lun->scsi_id, scsi_id, sizeof(lun->scsi_id));
+	else
+		snprintf(lun->scsi_id, sizeof(lun->scsi_id), "%08x%08x",
+			 crc32c(~0, target->name, strlen(target->name)),
+			 lun_id);
+	if (scsi_sn[0])
+		strscpy(lun->scsi_sn, scsi_sn, sizeof(lun->scsi_sn));
+	else
+		strscpy(lun->scsi_sn, lun->scsi_id, sizeof(lun->scsi_sn));
+	atomic64_set(&lun->stats.cmds, 0);
+
+	ret = lun->ops->attach(lun, path);
+	if (ret) {
+		if (ret == -ENOENT)
+			NL_SET_ERR_MSG(extack, "Path does not exist");
+		else if (ret == -EACCES || ret == -EPERM || ret == -EROFS)
+			NL_SET_ERR_MSG(extack, "Path cannot be opened for writing");
+		else if (ret == -ENOTBLK)
+			NL_SET_ERR_MSG(extack,
+				       "Path is not a regular file or block device");
+		else if (ret == -ENOSPC)
+			NL_SET_ERR_MSG(extack, "Path is smaller than one block");
+		else if (ret == -EINVAL && !path)
+			NL_SET_ERR_MSG(extack, "this LUN type needs a Path");
+		goto out_free;
+	}
+	ret = xa_insert(&target->luns, lun_id, lun, GFP_KERNEL);
+	if (ret) {
+		lun->ops->detach(lun);
+		goto out_free;
+	}
+	luns_changed(target);
+	pr_info("target %u lun %u: %s %s, %llu blocks of %u\n", target->tid,
+		lun_id, lun->ops->name, lun->path, lun->blocks, block_size);
+	return 0;
+
+out_free:
+	kfree(lun);
+	return ret;
+}
+
+int iet_lun_del(struct iet_target *target, u32 lun_id)
+{
+	struct iet_lun *lun;
+
+	lockdep_assert_held(&iet_mutex);
+	lun = xa_erase(&target->luns, lun_id);
+	if (!lun)
+		return -ENOENT;
+	luns_changed(target);
+	pr_info("target %u lun %u deleted\n", target->tid, lun_id);
+	iet_lun_put(lun);
+	return 0;
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SBC-3 block commands: READ and WRITE (6, 10, 12, 16), READ CAPACITY (10,
+ * 16), SYNCHRONIZE CACHE (10, 16). Only whole blocks reach a backend.
+ */
+#include <asm/unaligned.h>
+#include <scsi/scsi_common.h>
+
+#include "iet.h"
+
+static int read_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	int ret;
+
+	if (!req->nr_blocks)
+		return 0;
+	ret = lun->ops->read(lun, &req->buf, req->nr_blocks << lun->blkbits,
+			     req->lba << lun->blkbits);
+	if (ret)
+		iet_scsi_sense(req, MEDIUM_ERROR, 0x11, 0x00);
+	return ret;
+}
+
+static int write_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	bool stable = req->fua || lun->iomode == IET_IOMODE_WT;
+	int ret;
+
+	if (!req->nr_blocks)
+		return 0;
+	ret = lun->ops->write(lun, &req->buf, req->nr_blocks << lun->blkbits,
+			      req->lba << lun->blkbits, stable);
+	if (ret == -EROFS)
+		iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
+	else if (ret == -ENOSPC || ret == -EDQUOT)
+		/* SPACE ALLOCATION FAILED WRITE PROTECT */
+		iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x07);
+	else if (ret)
+		iet_scsi_sense(req, MEDIUM_ERROR, 0x0c, 0x00);
+	return ret;
+}
+
+/* Is [lba, lba + nr) on the medium? */
+static bool lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr)
+{
+	u64 blocks = req->lun->blocks;
+
+	if (lba > blocks || nr > blocks - lba) {
+		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x21, 0x00);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A READ or WRITE of nr blocks at lba. The EDTL decides how much really
+ * moves: a write stores the whole blocks it was given, a read reads the
+ * whole blocks covering what is asked for (libiscsi's residual tests).
+ */
+static void rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
+		     u8 protect, bool fua)
+{
+	struct iet_lun *lun = req->lun;
+	u8 bits = lun->blkbits;
+	u32 avail;
+
+	if (protect)	/* INQUIRY says PROTECT=0 */
+		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
+	if (!lba_ok(req, lba, nr))
+		return;
+	if ((u64)nr << bits > IET_MAX_XFER)
+		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
+	if (write && lun->iomode == IET_IOMODE_RO)
+		return iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
+	req->lba = lba;
+	req->fua = fua;
+	req->xfer_len = nr << bits;
+	req->blocking = true;
+	if (write) {
+		avail = req->want_write ? req->edtl : 0;
+		req->data_out = true;
+		if (avail < req->xfer_len && avail & (lun->block_size - 1)) {
+			/* Part of a block cannot be written. */
+			return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x0e, 0x03);
+		}
+		req->nr_blocks = min(nr, avail >> bits);
+		req->execute = write_execute;
+	} else {
+		avail = req->want_read ? req->edtl : 0;
+		req->nr_blocks = min_t(u32, nr,
+				       DIV_ROUND_UP(avail, lun->block_size));
+		req->data_len = req->xfer_len;
+		req->execute = read_execute;
+	}
+	req->buf_len = req->nr_blocks << bits;
+}
+
+static int read_capacity10_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	u8 d[8];
+
+	put_unaligned_be32(min_t(u64, lun->blocks - 1, 0xffffffff), d);
+	put_unaligned_be32(lun->block_size, d + 4);
+	iet_scsi_set_data(req, 0, d, sizeof(d));
+	return 0;
+}
+
+static int read_capacity16_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	u8 d[32] = { 0 };
+
+	put_unaligned_be64(lun->blocks - 1, d);
+	put_unaligned_be32(lun->block_size, d + 8);
+	iet_scsi_set_data(req, 0, d, sizeof(d));
+	req->data_len = min_t(u32, req->data_len, sizeof(d));
+	return 0;
+}
+
+static int sync_cache_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	loff_t len = req->flush_blocks ?
+		     (loff_t)req->flush_blocks << lun->blkbits : LLONG_MAX;
+	int ret;
+
+	ret = lun->ops->flush(lun, req->lba << lun->blkbits, len);
+	if (ret)
+		iet_scsi_sense(req, MEDIUM_ERROR, 0x0c, 0x00);
+	return ret;
+}
+
+static void sync_cache_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
+{
+	if (!lba_ok(req, lba, nr))
+		return;
+	req->lba = lba;
+	req->xfer_len = 0;
+	req->data_len = 0;
+	req->buf_len = 0;
+	req->nr_blocks = 0;
+	req->execute = sync_cache_execute;
+	req->blocking = true;
+	req->flush_blocks = nr;
+}
+
+int iet_sbc_parse(struct iet_scsi_req *req)
+{
+	const u8 *cdb = req->cdb;
+
+	switch (cdb[0]) {
+	case READ_6:
+	case WRITE_6:
+		rw_parse(req, get_unaligned_be24(cdb + 1) & 0x1fffff,
+			 cdb[4] ?: 256, cdb[0] == WRITE_6, 0, false);
+		return 0;
+	case READ_10:
+	case WRITE_10:
+		rw_parse(req, get_unaligned_be32(cdb + 2),
+			 get_unaligned_be16(cdb + 7), cdb[0] == WRITE_10,
+			 cdb[1] >> 5, cdb[1] & 0x08);
+		return 0;
+	case READ_12:
+	case WRITE_12:
+		rw_parse(req, get_unaligned_be32(cdb + 2),
+			 get_unaligned_be32(cdb + 6), cdb[0] == WRITE_12,
+			 cdb[1] >> 5, cdb[1] & 0x08);
+		return 0;
+	case READ_16:
+	case WRITE_16:
+		rw_parse(req, get_unaligned_be64(cdb + 2),
+			 get_unaligned_be32(cdb + 10), cdb[0] == WRITE_16,
+			 cdb[1] >> 5, cdb[1] & 0x08);
+		return 0;
+	case READ_CAPACITY:
+		/* Without PMI the LBA field must be zero. */
+		if (!(cdb[8] & 0x01) && get_unaligned_be32(cdb + 2)) {
+			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
+			return 0;
+		}
+		iet_scsi_data_in(req, 8);
+		req->execute = read_capacity10_execute;
+		return 0;
+	case SERVICE_ACTION_IN_16:
+		if ((cdb[1] & 0x1f) != SAI_READ_CAPACITY_16) {
+			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
+			return 0;
+		}
+		iet_scsi_data_in(req, get_unaligned_be32(cdb + 10));
+		req->execute = read_capacity16_execute;
+		return 0;
+	case SYNCHRONIZE_CACHE:
+		sync_cache_parse(req, get_unaligned_be32(cdb + 2),
+				 get_unaligned_be16(cdb + 7));
+		return 0;
+	case SYNCHRONIZE_CACHE_16:
+		sync_cache_parse(req, get_unaligned_be64(cdb + 2),
+				 get_unaligned_be32(cdb + 10));
+		return 0;
+	}
+	return -ENOENT;
+}

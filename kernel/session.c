@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sessions (I_T nexuses): negotiated keys, the CmdSN window, unit attentions. */
+#include <linux/slab.h>
+#include <net/netlink.h>
+
+#include "iet.h"
+
+/* RFC 7143 defaults; ietd sends every key it negotiated anyway. */
+static const u32 session_defaults[IET_KEY_MAX + 1] = {
+	[IET_KEY_INITIAL_R2T] = 1,
+	[IET_KEY_IMMEDIATE_DATA] = 1,
+	[IET_KEY_MAX_CONNECTIONS] = 1,
+	[IET_KEY_MAX_RECV_DSL] = 8192,
+	[IET_KEY_MAX_XMIT_DSL] = 8192,
+	[IET_KEY_MAX_BURST] = 262144,
+	[IET_KEY_FIRST_BURST] = 65536,
+	[IET_KEY_DEFAULT_TIME2WAIT] = 2,
+	[IET_KEY_DEFAULT_TIME2RETAIN] = 0,
+	[IET_KEY_MAX_OUTSTANDING_R2T] = 1,
+	[IET_KEY_DATA_PDU_INORDER] = 1,
+	[IET_KEY_DATA_SEQUENCE_INORDER] = 1,
+	[IET_KEY_ERROR_RECOVERY_LEVEL] = 0,
+	[IET_KEY_HEADER_DIGEST] = IET_DIGEST_NONE,
+	[IET_KEY_DATA_DIGEST] = IET_DIGEST_NONE,
+};
+
+/* What the data path implements; anything else was negotiated wrongly. */
+static int check_session_keys(const u32 *keys, struct netlink_ext_ack *extack)
+{
+	if (keys[IET_KEY_ERROR_RECOVERY_LEVEL]) {
+		NL_SET_ERR_MSG(extack, "only ErrorRecoveryLevel=0 is supported");
+		return -EOPNOTSUPP;
+	}
+	if (!keys[IET_KEY_DATA_PDU_INORDER] ||
+	    !keys[IET_KEY_DATA_SEQUENCE_INORDER]) {
+		NL_SET_ERR_MSG(extack, "only in-order data is supported");
+		return -EOPNOTSUPP;
+	}
+	if (keys[IET_KEY_HEADER_DIGEST] > IET_DIGEST_CRC32C ||
+	    keys[IET_KEY_DATA_DIGEST] > IET_DIGEST_CRC32C) {
+		NL_SET_ERR_MSG(extack, "a negotiated digest is None or CRC32C");
+		return -EINVAL;
+	}
+	if (keys[IET_KEY_FIRST_BURST] > keys[IET_KEY_MAX_BURST]) {
+		NL_SET_ERR_MSG(extack,
+			       "FirstBurstLength exceeds MaxBurstLength");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
+		    u32 exp_cmdsn, struct nlattr *keys,
+		    struct netlink_ext_ack *extack)
+{
+	struct iet_session *session, *old;
+	int ret;
+
+	lockdep_assert_held(&iet_mutex);
+	if (!initiator[0]) {
+		NL_SET_ERR_MSG(extack, "a session needs an initiator name");
+		return -EINVAL;
+	}
+	session = kzalloc(sizeof(*session), GFP_KERNEL);
+	if (!session)
+		return -ENOMEM;
+	kref_init(&session->kref);
+	session->sid = sid;
+	strscpy(session->initiator, initiator, sizeof(session->initiator));
+	INIT_LIST_HEAD(&session->conns);
+	INIT_LIST_HEAD(&session->pending);
+	INIT_LIST_HEAD(&session->ua);
+	spin_lock_init(&session->lock);
+	memcpy(session->keys, session_defaults, sizeof(session->keys));
+	ret = iet_parse_params(keys, session->keys, IET_KEY_MAX,
+			       iet_key_policy, extack) ?:
+	      check_session_keys(session->keys, extack);
+	if (ret) {
+		kfree(session);
+		return ret;
+	}
+
+	mutex_lock(&target->lock);
+	list_for_each_entry(old, &target->sessions, list) {
+		if (old->sid == sid) {
+			mutex_unlock(&target->lock);
+			kfree(session);
+			NL_SET_ERR_MSG(extack, "a session with this sid exists");
+			return -EEXIST;
+		}
+	}
+	kref_get(&target->kref);
+	session->target = target;
+	session->queued_cmds = target->tparams[IET_TP_QUEUED_CMDS];
+	session->exp_cmdsn = exp_cmdsn;
+	session->max_cmdsn = exp_cmdsn + session->queued_cmds - 1;
+	list_add_tail(&session->list, &target->sessions);
+	mutex_unlock(&target->lock);
+	pr_info("target %u: session %#llx from %s\n", target->tid, sid,
+		initiator);
+	return 0;
+}
+
+/* Returns the session with a reference, or NULL. */
+struct iet_session *iet_session_lookup(struct iet_target *target, u64 sid)
+{
+	struct iet_session *session;
+
+	mutex_lock(&target->lock);
+	list_for_each_entry(session, &target->sessions, list) {
+		if (session->sid == sid) {
+			kref_get(&session->kref);
+			mutex_unlock(&target->lock);
+			return session;
+		}
+	}
+	mutex_unlock(&target->lock);
+	return NULL;
+}
+
+static void session_release(struct kref *kref)
+{
+	struct iet_session *session =
+		container_of(kref, struct iet_session, kref);
+	struct iet_ua *ua, *tmp;
+
+	WARN_ON_ONCE(!list_empty(&session->pending));
+	list_for_each_entry_safe(ua, tmp, &session->ua, list)
+		kfree(ua);
+	iet_target_put(session->target);
+	kfree(session);
+}
+
+void iet_session_put(struct iet_session *session)
+{
+	kref_put(&session->kref, session_release);
+}
+
+/* Unlink a session that has no connection left; under target->lock. */
+bool iet_session_unlink_locked(struct iet_session *session)
+{
+	lockdep_assert_held(&session->target->lock);
+	if (session->unlinked || !list_empty(&session->conns))
+		return false;
+	list_del(&session->list);
+	WRITE_ONCE(session->unlinked, true);
+	return true;
+}
+
+void iet_session_close_locked(struct iet_session *session)
+{
+	struct iet_conn *conn;
+
+	lockdep_assert_held(&session->target->lock);
+	session->closing = true;
+	list_for_each_entry(conn, &session->conns, list)
+		iet_conn_close(conn);
+}
+
+/* After a Logout for the session: its other connections end now. */
+void iet_session_close_others(struct iet_conn *conn)
+{
+	struct iet_session *session = conn->session;
+	struct iet_conn *c;
+
+	mutex_lock(&session->target->lock);
+	session->closing = true;
+	list_for_each_entry(c, &session->conns, list)
+		if (c != conn)
+			iet_conn_close(c);
+	mutex_unlock(&session->target->lock);
+}
+
+void iet_session_close(struct iet_session *session)
+{
+	struct iet_target *target = session->target;
+
+	mutex_lock(&target->lock);
+	iet_session_close_locked(session);
+	mutex_unlock(&target->lock);
+}
+
+/*
+ * Close a session and wait until it is gone, so that tasks of a session
+ * being reinstated never overlap those of its successor. Takes over the
+ * caller's reference.
+ */
+int iet_session_del(struct iet_session *session)
+{
+	struct iet_target *target = session->target;
+	bool unlinked;
+	int ret;
+
+	mutex_lock(&target->lock);
+	iet_session_close_locked(session);
+	unlinked = iet_session_unlink_locked(session);
+	mutex_unlock(&target->lock);
+	if (unlinked) {
+		iet_event_session_closed(target->tid, session->sid);
+		iet_session_put(session);	/* the target's list */
+	}
+	ret = wait_event_interruptible(target->wq,
+				       READ_ONCE(session->unlinked));
+	iet_session_put(session);
+	return ret;
+}
+
+/*
+ * The window advertised in every PDU: it opens as commands finish and
+ * never shrinks (RFC 7143 4.2.2.1).
+ */
+void iet_session_window(struct iet_session *session, u32 *exp, u32 *max)
+{
+	u32 open, new_max;
+
+	spin_lock(&session->lock);
+	open = session->queued_cmds > session->in_flight ?
+	       session->queued_cmds - session->in_flight : 0;
+	new_max = session->exp_cmdsn + open - 1;
+	if (iscsi_sna_gt(new_max, session->max_cmdsn))
+		session->max_cmdsn = new_max;
+	*exp = session->exp_cmdsn;
+	*max = session->max_cmdsn;
+	spin_unlock(&session->lock);
+}
+
+/* A command that occupied the window is gone. */
+void iet_session_done(struct iet_session *session, struct iet_cmd *cmd)
+{
+	if (!cmd->counted)
+		return;
+	spin_lock(&session->lock);
+	session->in_flight--;
+	spin_unlock(&session->lock);
+}
+
+/* Queue a unit attention for every session but one; lun -1: any LUN. */
+void iet_ua_add(struct iet_target *target, struct iet_session *except,
+		int lun, u8 asc, u8 ascq)
+{
+	struct iet_session *session;
+	struct iet_ua *ua, *old;
+	bool dup;
+
+	mutex_lock(&target->lock);
+	list_for_each_entry(session, &target->sessions, list) {
+		if (session == except)
+			continue;
+		ua = kmalloc(sizeof(*ua), GFP_NOIO);
+		if (!ua)
+			break;
+		ua->lun = lun;
+		ua->asc = asc;
+		ua->ascq = ascq;
+		dup = false;
+		spin_lock(&session->lock);
+		list_for_each_entry(old, &session->ua, list)
+			dup |= old->lun == ua->lun && old->asc == asc &&
+			       old->ascq == ascq;
+		if (!dup)
+			list_add_tail(&ua->list, &session->ua);
+		spin_unlock(&session->lock);
+		if (dup)
+			kfree(ua);
+	}
+	mutex_unlock(&target->lock);
+}
+
+bool iet_ua_take(struct iet_session *session, u32 lun, u8 *asc, u8 *ascq)
+{
+	struct iet_ua *ua, *found = NULL;
+
+	spin_lock(&session->lock);
+	list_for_each_entry(ua, &session->ua, list) {
+		if (ua->lun == lun || ua->lun == (u32)-1) {
+			list_del(&ua->list);
+			found = ua;
+			break;
+		}
+	}
+	spin_unlock(&session->lock);
+	if (!found)
+		return false;
+	*asc = found->asc;
+	*ascq = found->ascq;
+	kfree(found);
+	return true;
+}

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SPC-4 primary commands: INQUIRY and its VPD pages, REPORT LUNS, REQUEST
+ * SENSE, TEST UNIT READY, MODE SENSE, START STOP UNIT.
+ */
+#include <linux/crc32c.h>
+#include <linux/slab.h>
+#include <asm/unaligned.h>
+#include <scsi/scsi_common.h>
+
+#include "iet.h"
+
+#define INQ_VENDOR	"IET     "
+#define INQ_PRODUCT	"VIRTUAL-DISK    "
+#define INQ_REVISION	"0002"
+#define VPD_MAX		512
+
+static void invalid_cdb(struct iet_scsi_req *req)
+{
+	iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
+}
+
+/* ---- INQUIRY ----------------------------------------------------------- */
+
+static u32 inquiry_standard(struct iet_scsi_req *req, u8 *d)
+{
+	static const u16 versions[] = {
+		0x00a0,		/* SAM-5 */
+		0x0960,		/* iSCSI */
+		0x0460,		/* SPC-4 */
+		0x04c0,		/* SBC-3 */
+	};
+	unsigned int i;
+
+	d[0] = req->lun ? TYPE_DISK : 0x7f;	/* PQ 3: no such LU */
+	d[2] = 0x06;				/* SPC-4 */
+	d[3] = 0x12;				/* HISUP, format 2 */
+	d[4] = 96 - 5;
+	d[7] = 0x02;				/* CMDQUE */
+	memcpy(d + 8, INQ_VENDOR, 8);
+	memcpy(d + 16, INQ_PRODUCT, 16);
+	memcpy(d + 32, INQ_REVISION, 4);
+	for (i = 0; i < ARRAY_SIZE(versions); i++)
+		put_unaligned_be16(versions[i], d + 58 + 2 * i);
+	return 96;
+}
+
+static u32 vpd_supported(struct iet_scsi_req *req, u8 *d)
+{
+	static const u8 pages[] = { 0x00, 0x80, 0x83, 0xb0, 0xb1 };
+
+	memcpy(d + 4, pages, sizeof(pages));
+	return 4 + sizeof(pages);
+}
+
+static u32 vpd_serial(struct iet_scsi_req *req, u8 *d)
+{
+	u32 len = strlen(req->lun->scsi_sn);
+
+	memcpy(d + 4, req->lun->scsi_sn, len);
+	return 4 + len;
+}
+
+/* One designation descriptor; returns its length. */
+static u32 designator(u8 *d, u8 code_set, u8 assoc_type, bool iscsi_port,
+		      const void *id, u32 len, u32 padded)
+{
+	d[0] = code_set;
+	d[1] = assoc_type;
+	if (iscsi_port) {
+		d[0] |= 0x50;	/* protocol identifier: iSCSI */
+		d[1] |= 0x80;	/* PIV */
+	}
+	d[3] = padded;
+	memcpy(d + 4, id, len);
+	return 4 + padded;
+}
+
+/*
+ * Identities derive from ScsiId alone, so that two targets configured with
+ * the same ScsiId (an HA pair) present the same logical unit to multipath.
+ */
+static u32 vpd_identification(struct iet_scsi_req *req, u8 *d)
+{
+	struct iet_lun *lun = req->lun;
+	const char *name = lun->target->name;
+	char t10[8 + IET_SCSI_ID_MAX];
+	u32 id_len = strlen(lun->scsi_id);
+	u32 off = 4, len;
+	u8 naa[8], port[4] = { 0, 0, 0, 1 };
+	char *sname;
+	u64 v;
+
+	memcpy(t10, INQ_VENDOR, 8);
+	memcpy(t10 + 8, lun->scsi_id, id_len);
+	off += designator(d + off, 0x02, 0x01, false, t10, 8 + id_len,
+			  8 + id_len);
+
+	/* NAA 3, locally assigned: 60 bits of the ScsiId's hash. */
+	v = (u64)crc32c(0x5a5a5a5a, lun->scsi_id, id_len) << 32 |
+	    crc32c(~0, lun->scsi_id, id_len);
+	v = (v & ~(0xfULL << 60)) | 0x3ULL << 60;
+	put_unaligned_be64(v, naa);
+	off += designator(d + off, 0x01, 0x03, false, naa, 8, 8);
+
+	/* The target port: relative port 1, and its SCSI name. */
+	off += designator(d + off, 0x01, 0x14, true, port, 4, 4);
+	len = strlen(name) + sizeof(",t,0x0001");	/* with its NUL */
+	sname = kzalloc(ALIGN(len, 4), GFP_NOIO);
+	if (sname) {
+		snprintf(sname, len, "%s,t,0x0001", name);
+		off += designator(d + off, 0x03, 0x18, true, sname, len,
+				  ALIGN(len, 4));
+		kfree(sname);
+	}
+	return off;
+}
+
+static u32 vpd_block_limits(struct iet_scsi_req *req, u8 *d)
+{
+	u32 max = IET_MAX_XFER >> req->lun->blkbits;
+
+	put_unaligned_be16(1, d + 6);		/* granularity */
+	put_unaligned_be32(max, d + 8);		/* MAXIMUM TRANSFER LENGTH */
+	put_unaligned_be32(max, d + 12);	/* OPTIMAL TRANSFER LENGTH */
+	return 4 + 0x3c;
+}
+
+static u32 vpd_block_characteristics(struct iet_scsi_req *req, u8 *d)
+{
+	/* Rotation rate and form factor: not reported. */
+	return 4 + 0x3c;
+}
+
+static const struct {
+	u8 page;
+	u32 (*build)(struct iet_scsi_req *req, u8 *d);
+} vpd_pages[] = {
+	{ 0x00, vpd_supported },
+	{ 0x80, vpd_serial },
+	{ 0x83, vpd_identification },
+	{ 0xb0, vpd_block_limits },
+	{ 0xb1, vpd_block_characteristics },
+};
+
+static int inquiry_execute(struct iet_scsi_req *req)
+{
+	u32 alloc = req->data_len, len = 0;
+	unsigned int i;
+	u8 *d;
+
+	d = kzalloc(VPD_MAX, GFP_NOIO);
+	if (!d) {
+		req->status = SAM_STAT_BUSY;
+		return -ENOMEM;
+	}
+	if (!(req->cdb[1] & 0x01)) {
+		len = inquiry_standard(req, d);
+	} else {
+		for (i = 0; i < ARRAY_SIZE(vpd_pages); i++) {
+			if (vpd_pages[i].page != req->cdb[2])
+				continue;
+			d[0] = TYPE_DISK;
+			d[1] = req->cdb[2];
+			len = vpd_pages[i].build(req, d);
+			put_unaligned_be16(len - 4, d + 2);
+		}
+	}
+	iet_scsi_set_data(req, 0, d, len);
+	req->data_len = min(alloc, len);
+	kfree(d);
+	return 0;
+}
+
+static void inquiry_parse(struct iet_scsi_req *req)
+{
+	bool evpd = req->cdb[1] & 0x01;
+	unsigned int i;
+
+	if (req->cdb[1] & 0xfe || (!evpd && req->cdb[2]))
+		return invalid_cdb(req);
+	if (evpd) {
+		/* VPD pages describe a logical unit: there must be one. */
+		if (!req->lun)
+			return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x25, 0x00);
+		for (i = 0; i < ARRAY_SIZE(vpd_pages); i++)
+			if (vpd_pages[i].page == req->cdb[2])
+				break;
+		if (i == ARRAY_SIZE(vpd_pages))
+			return invalid_cdb(req);
+	}
+	iet_scsi_data_in(req, get_unaligned_be16(req->cdb + 3));
+	req->execute = inquiry_execute;
+}
+
+/* ---- REPORT LUNS, REQUEST SENSE ---------------------------------------- */
+
+static int report_luns_execute(struct iet_scsi_req *req)
+{
+	struct iet_target *target = req->nexus->target;
+	u32 alloc = req->data_len, n = 0;
+	struct iet_lun *lun;
+	struct scsi_lun sl;
+	unsigned long index;
+	u8 hdr[8] = { 0 };
+
+	rcu_read_lock();
+	xa_for_each(&target->luns, index, lun) {
+		int_to_scsilun(index, &sl);
+		iet_scsi_set_data(req, 8 + 8 * n, &sl, sizeof(sl));
+		n++;
+	}
+	rcu_read_unlock();
+	put_unaligned_be32(8 * n, hdr);
+	iet_scsi_set_data(req, 0, hdr, sizeof(hdr));
+	req->data_len = min(alloc, 8 + 8 * n);
+	return 0;
+}
+
+static void report_luns_parse(struct iet_scsi_req *req)
+{
+	u32 alloc = get_unaligned_be32(req->cdb + 6);
+
+	/* SELECT REPORT 0, 1, 2: all of ours are plain logical units. */
+	if (req->cdb[2] > 2 || alloc < 16)
+		return invalid_cdb(req);
+	iet_scsi_data_in(req, alloc);
+	req->execute = report_luns_execute;
+}
+
+static int request_sense_execute(struct iet_scsi_req *req)
+{
+	bool desc = req->cdb[1] & 0x01;
+	u8 sense[IET_SENSE_MAX] = { 0 };
+	u8 key = NO_SENSE, asc = 0, ascq = 0;
+	u32 len;
+
+	if (iet_ua_take(req->nexus, req->lun_id, &asc, &ascq))
+		key = UNIT_ATTENTION;
+	else if (!req->lun)
+		key = ILLEGAL_REQUEST, asc = 0x25;
+	scsi_build_sense_buffer(desc, sense, key, asc, ascq);
+	len = desc ? 8 : 18;
+	iet_scsi_set_data(req, 0, sense, len);
+	req->data_len = min(req->data_len, len);
+	return 0;
+}
+
+static void request_sense_parse(struct iet_scsi_req *req)
+{
+	if (req->cdb[1] & 0xfe)
+		return invalid_cdb(req);
+	iet_scsi_data_in(req, req->cdb[4]);
+	req->execute = request_sense_execute;
+}
+
+/* INQUIRY, REPORT LUNS and REQUEST SENSE work without a logical unit. */
+int iet_spc_parse_any_lun(struct iet_scsi_req *req)
+{
+	switch (req->cdb[0]) {
+	case INQUIRY:
+		inquiry_parse(req);
+		return 0;
+	case REPORT_LUNS:
+		report_luns_parse(req);
+		return 0;
+	case REQUEST_SENSE:
+		request_sense_parse(req);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* ---- MODE SENSE -------------------------------------------------------- */
+
+enum { PC_CURRENT, PC_CHANGEABLE, PC_DEFAULT, PC_SAVED };
+
+/* Each page fills d with its current values and returns its length. */
+static u32 page_rw_recovery(struct iet_lun *lun, u8 *d)
+{
+	d[0] = 0x01;
+	d[1] = 0x0a;
+	return 12;
+}
+
+static u32 page_caching(struct iet_lun *lun, u8 *d)
+{
+	d[0] = 0x08;
+	d[1] = 0x12;
+	/* WCE tells the truth: only write-back caches writes. */
+	if (lun->iomode == IET_IOMODE_WB)
+		d[2] = 0x04;
+	return 20;
+}
+
+static u32 page_control(struct iet_lun *lun, u8 *d)
+{
+	d[0] = 0x0a;
+	d[1] = 0x0a;
+	d[2] = 0x02;	/* GLTSD; D_SENSE=0: fixed-format sense */
+	d[3] = 0x10;	/* QUEUE ALGORITHM MODIFIER 1: unrestricted */
+	put_unaligned_be16(0xffff, d + 8);	/* BUSY TIMEOUT: unlimited */
+	return 12;
+}
+
+static u32 page_exceptions(struct iet_lun *lun, u8 *d)
+{
+	d[0] = 0x1c;
+	d[1] = 0x0a;
+	d[2] = 0x08;	/* DEXCPT: no informational exceptions */
+	return 12;
+}
+
+static const struct {
+	u8 page;
+	u32 (*build)(struct iet_lun *lun, u8 *d);
+} mode_pages[] = {
+	{ 0x01, page_rw_recovery },
+	{ 0x08, page_caching },
+	{ 0x0a, page_control },
+	{ 0x1c, page_exceptions },
+};
+
+static u32 mode_page(struct iet_lun *lun, unsigned int i, u8 pc, u8 *d)
+{
+	u32 len = mode_pages[i].build(lun, d);
+
+	/* Nothing can be changed with MODE SELECT. */
+	if (pc == PC_CHANGEABLE)
+		memset(d + 2, 0, len - 2);
+	return len;
+}
+
+static int mode_sense_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	bool ten = req->cdb[0] == MODE_SENSE_10;
+	bool dbd = req->cdb[1] & 0x08;
+	bool llba = ten && (req->cdb[1] & 0x10);
+	u8 pc = req->cdb[2] >> 6, page = req->cdb[2] & 0x3f;
+	u32 hlen = ten ? 8 : 4, off, bdlen = dbd ? 0 : llba ? 16 : 8;
+	u8 d[256] = { 0 };
+	unsigned int i;
+
+	off = hlen;
+	if (bdlen == 8) {
+		put_unaligned_be32(min_t(u64, lun->blocks, 0xffffffff), d + off);
+		put_unaligned_be32(lun->block_size, d + off + 4);
+	} else if (bdlen == 16) {
+		put_unaligned_be64(lun->blocks, d + off);
+		put_unaligned_be32(lun->block_size, d + off + 12);
+	}
+	off += bdlen;
+	for (i = 0; i < ARRAY_SIZE(mode_pages); i++)
+		if (page == 0x3f || page == mode_pages[i].page)
+			off += mode_page(lun, i, pc, d + off);
+
+	/* The device-specific parameter: write protect, DPO and FUA. */
+	if (ten) {
+		put_unaligned_be16(off - 2, d);
+		d[3] = (lun->iomode == IET_IOMODE_RO ? 0x80 : 0) | 0x10;
+		d[4] = llba ? 0x01 : 0;
+		put_unaligned_be16(bdlen, d + 6);
+	} else {
+		d[0] = off - 1;
+		d[2] = (lun->iomode == IET_IOMODE_RO ? 0x80 : 0) | 0x10;
+		d[3] = bdlen;
+	}
+	iet_scsi_set_data(req, 0, d, off);
+	req->data_len = min(req->data_len, off);
+	return 0;
+}
+
+static void mode_sense_parse(struct iet_scsi_req *req)
+{
+	bool ten = req->cdb[0] == MODE_SENSE_10;
+	u8 pc = req->cdb[2] >> 6, page = req->cdb[2] & 0x3f;
+	u8 subpage = req->cdb[3];
+	unsigned int i;
+
+	if (pc == PC_SAVED)
+		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x39, 0x00);
+	if (subpage && !(page == 0x3f && subpage == 0xff))
+		return invalid_cdb(req);
+	for (i = 0; i < ARRAY_SIZE(mode_pages); i++)
+		if (page == mode_pages[i].page)
+			break;
+	if (page != 0x3f && i == ARRAY_SIZE(mode_pages))
+		return invalid_cdb(req);
+	iet_scsi_data_in(req, ten ? get_unaligned_be16(req->cdb + 7) :
+			 req->cdb[4]);
+	req->execute = mode_sense_execute;
+}
+
+/* ---- commands without data ------------------------------------------- */
+
+static void no_data(struct iet_scsi_req *req)
+{
+	req->data_len = 0;
+	req->xfer_len = 0;
+	req->buf_len = 0;
+}
+
+int iet_spc_parse(struct iet_scsi_req *req)
+{
+	switch (req->cdb[0]) {
+	case TEST_UNIT_READY:
+		no_data(req);
+		return 0;
+	case START_STOP:
+		/* Power conditions and loading do not apply: accepted. */
+		no_data(req);
+		return 0;
+	case ALLOW_MEDIUM_REMOVAL:
+		no_data(req);
+		return 0;
+	case MODE_SENSE:
+	case MODE_SENSE_10:
+		mode_sense_parse(req);
+		return 0;
+	}
+	return -ENOENT;
+}

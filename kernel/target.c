@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Targets: their parameters, LUN table, sessions and pool of I/O threads. */
+#include <linux/kthread.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
+
+#include "iet.h"
+
+/* The control plane: netlink requests and module unload, one at a time. */
+DEFINE_MUTEX(iet_mutex);
+DEFINE_XARRAY_ALLOC1(iet_targets);
+
+static const u32 tparam_defaults[IET_TP_MAX + 1] = {
+	[IET_TP_WTHREADS] = 8,
+	[IET_TP_QUEUED_CMDS] = 128,
+	[IET_TP_NOP_INTERVAL] = 10,
+	[IET_TP_NOP_TIMEOUT] = 15,
+};
+
+/* IET's defaults: RFC 7143's, but DefaultTime2Retain 0 (no ERL 2). */
+static const u32 key_defaults[IET_KEY_MAX + 1] = {
+	[IET_KEY_INITIAL_R2T] = 1,
+	[IET_KEY_IMMEDIATE_DATA] = 1,
+	[IET_KEY_MAX_CONNECTIONS] = 1,
+	[IET_KEY_MAX_RECV_DSL] = 8192,
+	[IET_KEY_MAX_XMIT_DSL] = 8192,
+	[IET_KEY_MAX_BURST] = 262144,
+	[IET_KEY_FIRST_BURST] = 65536,
+	[IET_KEY_DEFAULT_TIME2WAIT] = 2,
+	[IET_KEY_DEFAULT_TIME2RETAIN] = 0,
+	[IET_KEY_MAX_OUTSTANDING_R2T] = 1,
+	[IET_KEY_DATA_PDU_INORDER] = 1,
+	[IET_KEY_DATA_SEQUENCE_INORDER] = 1,
+	[IET_KEY_ERROR_RECOVERY_LEVEL] = 0,
+	[IET_KEY_HEADER_DIGEST] = 1 << IET_DIGEST_NONE,
+	[IET_KEY_DATA_DIGEST] = 1 << IET_DIGEST_NONE,
+};
+
+/* Copy the attributes present in nest over vals[]; absent ones stay. */
+int iet_parse_params(struct nlattr *nest, u32 *vals, unsigned int max,
+		     const struct nla_policy *policy,
+		     struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[IET_KEY_MAX + 1];
+	unsigned int i;
+	int ret;
+
+	if (!nest)
+		return 0;
+	if (WARN_ON_ONCE(max > IET_KEY_MAX))
+		return -EINVAL;
+	ret = nla_parse_nested(tb, max, nest, policy, extack);
+	if (ret)
+		return ret;
+	for (i = 1; i <= max; i++)
+		if (tb[i])
+			vals[i] = nla_get_u32(tb[i]);
+	return 0;
+}
+
+static int check_target_keys(const u32 *keys, struct netlink_ext_ack *extack)
+{
+	if (!keys[IET_KEY_HEADER_DIGEST] || !keys[IET_KEY_DATA_DIGEST]) {
+		NL_SET_ERR_MSG(extack, "a digest offer must allow something");
+		return -EINVAL;
+	}
+	if (keys[IET_KEY_FIRST_BURST] > keys[IET_KEY_MAX_BURST]) {
+		NL_SET_ERR_MSG(extack,
+			       "FirstBurstLength exceeds MaxBurstLength");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct iet_target *iet_target_lookup(u32 tid)
+{
+	lockdep_assert_held(&iet_mutex);
+	return xa_load(&iet_targets, tid);
+}
+
+static struct iet_cmd *pool_take(struct iet_iopool *pool)
+{
+	struct iet_cmd *cmd;
+
+	spin_lock(&pool->lock);
+	cmd = list_first_entry_or_null(&pool->queue, struct iet_cmd, io_entry);
+	if (cmd)
+		list_del_init(&cmd->io_entry);
+	spin_unlock(&pool->lock);
+	return cmd;
+}
+
+static int io_thread(void *arg)
+{
+	struct iet_iopool *pool = arg;
+	unsigned int noio = memalloc_noio_save();
+	struct iet_cmd *cmd;
+
+	while (!kthread_should_stop()) {
+		cmd = NULL;
+		/* Take work before looking at the stop flag: none is lost. */
+		wait_event_interruptible_exclusive(pool->wq,
+						   (cmd = pool_take(pool)) ||
+						   kthread_should_stop());
+		if (cmd)
+			iet_io_run(cmd);
+	}
+	memalloc_noio_restore(noio);
+	return 0;
+}
+
+void iet_pool_submit(struct iet_target *target, struct iet_cmd *cmd)
+{
+	struct iet_iopool *pool = &target->pool;
+
+	spin_lock(&pool->lock);
+	list_add_tail(&cmd->io_entry, &pool->queue);
+	spin_unlock(&pool->lock);
+	wake_up(&pool->wq);
+}
+
+int iet_pool_resize(struct iet_target *target, unsigned int nr)
+{
+	struct iet_iopool *pool = &target->pool;
+	struct task_struct *task;
+
+	lockdep_assert_held(&target->lock);
+	while (pool->nr < nr) {
+		task = kthread_run(io_thread, pool, "iet_io/%u.%u", target->tid,
+				   pool->nr);
+		if (IS_ERR(task))
+			return PTR_ERR(task);
+		pool->threads[pool->nr++] = task;
+	}
+	while (pool->nr > nr) {
+		kthread_stop(pool->threads[--pool->nr]);
+		pool->threads[pool->nr] = NULL;
+	}
+	return 0;
+}
+
+static void target_release(struct kref *kref)
+{
+	struct iet_target *target = container_of(kref, struct iet_target, kref);
+
+	xa_destroy(&target->luns);
+	mutex_destroy(&target->lock);
+	kfree(target);
+}
+
+void iet_target_put(struct iet_target *target)
+{
+	kref_put(&target->kref, target_release);
+}
+
+int iet_target_add(u32 *tid, const char *name, struct nlattr *tparams,
+		   struct nlattr *keys, struct netlink_ext_ack *extack)
+{
+	struct iet_target *target, *t;
+	unsigned long index;
+	int ret;
+
+	lockdep_assert_held(&iet_mutex);
+	if (!name[0]) {
+		NL_SET_ERR_MSG(extack, "a target needs a name");
+		return -EINVAL;
+	}
+	xa_for_each(&iet_targets, index, t) {
+		if (!strcmp(t->name, name)) {
+			NL_SET_ERR_MSG(extack, "a target with this name exists");
+			return -EEXIST;
+		}
+	}
+	target = kzalloc(sizeof(*target), GFP_KERNEL);
+	if (!target)
+		return -ENOMEM;
+	kref_init(&target->kref);
+	strscpy(target->name, name, sizeof(target->name));
+	mutex_init(&target->lock);
+	INIT_LIST_HEAD(&target->sessions);
+	xa_init(&target->luns);
+	init_waitqueue_head(&target->wq);
+	spin_lock_init(&target->pool.lock);
+	INIT_LIST_HEAD(&target->pool.queue);
+	init_waitqueue_head(&target->pool.wq);
+	memcpy(target->tparams, tparam_defaults, sizeof(target->tparams));
+	memcpy(target->keys, key_defaults, sizeof(target->keys));
+	ret = iet_parse_params(tparams, target->tparams, IET_TP_MAX,
+			       iet_tparam_policy, extack) ?:
+	      iet_parse_params(keys, target->keys, IET_KEY_MAX, iet_key_policy,
+			       extack) ?:
+	      check_target_keys(target->keys, extack);
+	if (ret)
+		goto out_free;
+
+	if (*tid) {
+		target->tid = *tid;
+		ret = xa_insert(&iet_targets, *tid, target, GFP_KERNEL);
+		if (ret == -EBUSY) {
+			NL_SET_ERR_MSG(extack, "this tid is in use");
+			ret = -EEXIST;
+		}
+	} else {
+		/* Nobody looks the target up before iet_mutex is released. */
+		ret = xa_alloc(&iet_targets, tid, target, xa_limit_32b,
+			       GFP_KERNEL);
+		target->tid = *tid;
+	}
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&target->lock);
+	ret = iet_pool_resize(target, target->tparams[IET_TP_WTHREADS]);
+	if (ret)
+		iet_pool_resize(target, 0);
+	mutex_unlock(&target->lock);
+	if (ret) {
+		xa_erase(&iet_targets, target->tid);
+		goto out_free;
+	}
+	pr_info("target %u %s created\n", target->tid, target->name);
+	return 0;
+
+out_free:
+	iet_target_put(target);
+	return ret;
+}
+
+int iet_target_set(struct iet_target *target, struct nlattr *tparams,
+		   struct nlattr *keys, struct netlink_ext_ack *extack)
+{
+	u32 tp[IET_TP_MAX + 1], k[IET_KEY_MAX + 1];
+	int ret;
+
+	mutex_lock(&target->lock);
+	memcpy(tp, target->tparams, sizeof(tp));
+	memcpy(k, target->keys, sizeof(k));
+	ret = iet_parse_params(tparams, tp, IET_TP_MAX, iet_tparam_policy,
+			       extack) ?:
+	      iet_parse_params(keys, k, IET_KEY_MAX, iet_key_policy, extack) ?:
+	      check_target_keys(k, extack);
+	if (!ret && tp[IET_TP_WTHREADS] != target->pool.nr) {
+		ret = iet_pool_resize(target, tp[IET_TP_WTHREADS]);
+		if (ret)
+			NL_SET_ERR_MSG(extack, "cannot start I/O threads");
+		tp[IET_TP_WTHREADS] = target->pool.nr;
+		memcpy(target->tparams, tp, sizeof(tp));
+	} else if (!ret) {
+		memcpy(target->tparams, tp, sizeof(tp));
+		memcpy(target->keys, k, sizeof(k));
+	}
+	mutex_unlock(&target->lock);
+	return ret;
+}
+
+static void target_remove(struct iet_target *target)
+{
+	struct iet_lun *lun;
+	unsigned long index;
+
+	xa_erase(&iet_targets, target->tid);
+	xa_for_each(&target->luns, index, lun) {
+		xa_erase(&target->luns, index);
+		iet_lun_put(lun);
+	}
+	mutex_lock(&target->lock);
+	iet_pool_resize(target, 0);
+	mutex_unlock(&target->lock);
+	pr_info("target %u %s deleted\n", target->tid, target->name);
+	iet_target_put(target);
+}
+
+int iet_target_del(struct iet_target *target)
+{
+	bool busy;
+
+	lockdep_assert_held(&iet_mutex);
+	mutex_lock(&target->lock);
+	busy = !list_empty(&target->sessions);
+	mutex_unlock(&target->lock);
+	if (busy)
+		return -EBUSY;
+	target_remove(target);
+	return 0;
+}
+
+/* Module unload: close every session, wait for them, remove the targets. */
+void iet_targets_destroy(void)
+{
+	struct iet_session *session;
+	struct iet_target *target;
+	unsigned long tid;
+
+	mutex_lock(&iet_mutex);
+	xa_for_each(&iet_targets, tid, target) {
+		mutex_lock(&target->lock);
+		list_for_each_entry(session, &target->sessions, list)
+			iet_session_close_locked(session);
+		mutex_unlock(&target->lock);
+		wait_event(target->wq, list_empty_careful(&target->sessions));
+		target_remove(target);
+	}
+	mutex_unlock(&iet_mutex);
+}

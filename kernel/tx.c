@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The write thread of a connection: builds the next PDU of the command at
+ * the head of its queue (R2T, Data-In, responses, NOP-In, Reject) and sends
+ * it without blocking, data pages by reference.
+ */
+#include <linux/kthread.h>
+#include <linux/net.h>
+#include <linux/sched/mm.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <scsi/scsi_common.h>
+
+#include "iet.h"
+
+static void hdr_window(struct iet_conn *conn, __be32 *exp, __be32 *max)
+{
+	u32 e, m;
+
+	iet_session_window(conn->session, &e, &m);
+	*exp = cpu_to_be32(e);
+	*max = cpu_to_be32(m);
+}
+
+static __be32 next_statsn(struct iet_conn *conn)
+{
+	return cpu_to_be32(conn->stat_sn++);
+}
+
+/* Residual of a SCSI command: what the CDB moves against the EDTL. */
+static void residual(struct iet_cmd *cmd, u8 *flags, __be32 *count)
+{
+	struct iet_scsi_req *req = &cmd->req;
+	u32 moved = req->data_out ? req->xfer_len : req->data_len;
+
+	if (moved > req->edtl) {
+		*flags |= ISCSI_FLAG_CMD_OVERFLOW;
+		*count = cpu_to_be32(moved - req->edtl);
+	} else if (moved < req->edtl) {
+		*flags |= ISCSI_FLAG_CMD_UNDERFLOW;
+		*count = cpu_to_be32(req->edtl - moved);
+	}
+}
+
+static void tx_set_data(struct iet_tx *tx, struct iet_buf *buf, u32 off,
+			u32 len)
+{
+	tx->dbuf = buf;
+	tx->doff = off;
+	tx->dlen = len;
+	tx->kdata = NULL;
+}
+
+static void tx_set_kdata(struct iet_tx *tx, void *p, u32 len)
+{
+	tx->dbuf = NULL;
+	tx->kdata = p;
+	tx->doff = 0;
+	tx->dlen = len;
+}
+
+/* Bytes of Data-In a command sends: only with GOOD status. */
+static u32 data_in_len(struct iet_cmd *cmd)
+{
+	struct iet_scsi_req *req = &cmd->req;
+
+	if (req->status != SAM_STAT_GOOD || !req->want_read)
+		return 0;
+	return min3(req->data_len, req->edtl, req->buf.len);
+}
+
+static void build_r2t(struct iet_conn *conn, struct iet_cmd *cmd, u32 off,
+		      u32 len, u32 r2tsn)
+{
+	struct iscsi_r2t_rsp *hdr = (struct iscsi_r2t_rsp *)conn->tx.hdr;
+
+	hdr->opcode = ISCSI_OP_R2T;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	memcpy(&hdr->lun, &cmd->hdr.lun, sizeof(hdr->lun));
+	hdr->itt = cmd->hdr.itt;
+	hdr->ttt = cpu_to_be32(cmd->ttt);
+	hdr->statsn = cpu_to_be32(conn->stat_sn);
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+	hdr->r2tsn = cpu_to_be32(r2tsn);
+	hdr->data_offset = cpu_to_be32(off);
+	hdr->data_length = cpu_to_be32(len);
+}
+
+static void build_data_in(struct iet_conn *conn, struct iet_cmd *cmd,
+			  u32 total)
+{
+	struct iscsi_data_rsp *hdr = (struct iscsi_data_rsp *)conn->tx.hdr;
+	struct iet_scsi_req *req = &cmd->req;
+	u32 burst = conn->session->keys[IET_KEY_MAX_BURST];
+	u32 off = cmd->tx_off;
+	u32 burst_end = (off / burst + 1) * burst;
+	u32 len = min3(total - off, conn->max_xmit_dsl, burst_end - off);
+	bool last = off + len == total;
+
+	hdr->opcode = ISCSI_OP_SCSI_DATA_IN;
+	if (last || off + len == burst_end)
+		hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	/* GOOD without sense rides on the last Data-In (RFC 7143 11.7.4). */
+	if (last && !req->sense_len) {
+		hdr->flags |= ISCSI_FLAG_DATA_STATUS;
+		hdr->cmd_status = req->status;
+		hdr->statsn = next_statsn(conn);
+		residual(cmd, &hdr->flags, &hdr->residual_count);
+		cmd->status_sent = true;
+	}
+	hton24(hdr->dlength, len);
+	memcpy(&hdr->lun, &cmd->hdr.lun, sizeof(hdr->lun));
+	hdr->itt = cmd->hdr.itt;
+	hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+	hdr->datasn = cpu_to_be32(cmd->datasn++);
+	hdr->offset = cpu_to_be32(off);
+	tx_set_data(&conn->tx, &req->buf, off, len);
+	cmd->tx_off += len;
+}
+
+static void build_scsi_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	struct iscsi_scsi_rsp *hdr = (struct iscsi_scsi_rsp *)conn->tx.hdr;
+	struct iet_scsi_req *req = &cmd->req;
+
+	hdr->opcode = ISCSI_OP_SCSI_CMD_RSP;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	hdr->response = ISCSI_STATUS_CMD_COMPLETED;
+	hdr->cmd_status = req->status;
+	residual(cmd, &hdr->flags, &hdr->residual_count);
+	hdr->itt = cmd->hdr.itt;
+	hdr->statsn = next_statsn(conn);
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+	hdr->exp_datasn = cpu_to_be32(cmd->datasn + cmd->r2t_sn);
+	if (req->sense_len) {
+		/* SenseLength, then the sense data (RFC 7143 11.4.7). */
+		put_unaligned_be16(req->sense_len, cmd->sense_pdu);
+		memcpy(cmd->sense_pdu + 2, req->sense, req->sense_len);
+		hton24(hdr->dlength, req->sense_len + 2);
+		tx_set_kdata(&conn->tx, cmd->sense_pdu, req->sense_len + 2);
+	}
+	cmd->status_sent = true;
+}
+
+/*
+ * The next PDU of a SCSI command. When it has none to send now, it leaves
+ * the queue in the same critical section that decided so: whoever makes
+ * more work for it then finds it off the queue and queues it again.
+ */
+static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	u32 max_r2t = conn->session->keys[IET_KEY_MAX_OUTSTANDING_R2T];
+	u32 total, off = 0, len = 0, r2tsn = 0;
+	bool executed;
+
+	spin_lock(&conn->lock);
+	executed = cmd->executed;
+	if (!executed && !cmd->aborted && cmd->r2t_next < cmd->want_len &&
+	    cmd->r2t_outstanding < max_r2t) {
+		off = cmd->r2t_next;
+		len = min(cmd->want_len - off,
+			  conn->session->keys[IET_KEY_MAX_BURST]);
+		cmd->r2t_next += len;
+		cmd->r2t_outstanding++;
+		r2tsn = cmd->r2t_sn++;
+	}
+	if (cmd->aborted || (executed ? cmd->status_sent : !len)) {
+		list_del_init(&cmd->tx_entry);
+		cmd->queued = false;
+		spin_unlock(&conn->lock);
+		return false;
+	}
+	spin_unlock(&conn->lock);
+
+	if (!executed) {
+		build_r2t(conn, cmd, off, len, r2tsn);
+		return true;
+	}
+	total = data_in_len(cmd);
+	if (cmd->tx_off < total)
+		build_data_in(conn, cmd, total);
+	else
+		build_scsi_rsp(conn, cmd);
+	return true;
+}
+
+static void build_nop_in(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	struct iscsi_nopin *hdr = (struct iscsi_nopin *)conn->tx.hdr;
+
+	hdr->opcode = ISCSI_OP_NOOP_IN;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+	if (cmd->kind == CMD_PING) {
+		/* Our keepalive: the StatSN does not advance. */
+		hdr->itt = RESERVED_ITT;
+		hdr->ttt = cpu_to_be32(cmd->ttt);
+		hdr->statsn = cpu_to_be32(conn->stat_sn);
+		return;
+	}
+	memcpy(&hdr->lun, &cmd->hdr.lun, sizeof(hdr->lun));
+	hdr->itt = cmd->hdr.itt;
+	hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
+	hdr->statsn = next_statsn(conn);
+	hton24(hdr->dlength, cmd->data_len);
+	tx_set_data(&conn->tx, &cmd->data, 0, cmd->data_len);
+}
+
+static void build_reject(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	struct iscsi_reject *hdr = (struct iscsi_reject *)conn->tx.hdr;
+
+	hdr->opcode = ISCSI_OP_REJECT;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	hdr->reason = cmd->reject_reason;
+	hdr->ffffffff = cpu_to_be32(ISCSI_RESERVED_TAG);
+	hdr->statsn = next_statsn(conn);
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+	hton24(hdr->dlength, ISCSI_HDR_LEN);
+	/* The data segment is the rejected header. */
+	tx_set_kdata(&conn->tx, &cmd->hdr, ISCSI_HDR_LEN);
+}
+
+static void build_tmf_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	struct iscsi_tm_rsp *hdr = (struct iscsi_tm_rsp *)conn->tx.hdr;
+
+	hdr->opcode = ISCSI_OP_SCSI_TMFUNC_RSP;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	hdr->response = cmd->tmf_response;
+	hdr->itt = cmd->hdr.itt;
+	hdr->statsn = next_statsn(conn);
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+}
+
+static void build_logout_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	struct iscsi_logout_rsp *hdr = (struct iscsi_logout_rsp *)conn->tx.hdr;
+
+	hdr->opcode = ISCSI_OP_LOGOUT_RSP;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	hdr->response = cmd->tmf_response;
+	hdr->itt = cmd->hdr.itt;
+	hdr->statsn = next_statsn(conn);
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+	/* Time2Wait and Time2Retain: nothing to wait for at ERL 0. */
+}
+
+static void build_text_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	struct iscsi_text_rsp *hdr = (struct iscsi_text_rsp *)conn->tx.hdr;
+
+	hdr->opcode = ISCSI_OP_TEXT_RSP;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	hdr->itt = cmd->hdr.itt;
+	hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
+	hdr->statsn = next_statsn(conn);
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+	hton24(hdr->dlength, cmd->data_len);
+	tx_set_data(&conn->tx, &cmd->data, 0, cmd->data_len);
+}
+
+/* Digests and padding of the PDU just built. */
+static void tx_seal(struct iet_conn *conn)
+{
+	struct iet_tx *tx = &conn->tx;
+	u32 pad = (ISCSI_PAD_LEN - (tx->dlen & 3)) & 3;
+	__le32 digest;
+	u32 crc;
+
+	tx->hdr_len = ISCSI_HDR_LEN;
+	if (conn->hdigest) {
+		digest = cpu_to_le32(~iet_crc32c(~0, tx->hdr, ISCSI_HDR_LEN));
+		memcpy(tx->hdr + ISCSI_HDR_LEN, &digest, ISCSI_CRC_LEN);
+		tx->hdr_len += ISCSI_CRC_LEN;
+	}
+	memset(tx->trailer, 0, sizeof(tx->trailer));
+	tx->trailer_len = pad;
+	if (conn->ddigest && tx->dlen) {
+		crc = tx->kdata ? iet_crc32c(~0, tx->kdata, tx->dlen) :
+		      iet_crc32c_buf(~0, tx->dbuf, tx->doff, tx->dlen);
+		crc = iet_crc32c(crc, tx->trailer, pad);
+		digest = cpu_to_le32(~crc);
+		memcpy(tx->trailer + pad, &digest, ISCSI_CRC_LEN);
+		tx->trailer_len += ISCSI_CRC_LEN;
+	}
+	tx->state = TX_HDR;
+	tx->done = 0;
+}
+
+static void tx_dequeue(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	spin_lock(&conn->lock);
+	list_del_init(&cmd->tx_entry);
+	cmd->queued = false;
+	spin_unlock(&conn->lock);
+	iet_cmd_put(cmd);
+}
+
+/*
+ * Build the next PDU from the head of the queue. Returns true when one is
+ * ready, false when the queue has nothing to send.
+ */
+static bool tx_next(struct iet_conn *conn)
+{
+	struct iet_tx *tx = &conn->tx;
+	struct iet_cmd *cmd;
+	bool ready;
+
+	for (;;) {
+		spin_lock(&conn->lock);
+		cmd = list_first_entry_or_null(&conn->tx_queue, struct iet_cmd,
+					       tx_entry);
+		spin_unlock(&conn->lock);
+		if (!cmd)
+			return false;
+
+		memset(tx->hdr, 0, sizeof(tx->hdr));
+		tx_set_kdata(tx, NULL, 0);
+		switch (cmd->kind) {
+		case CMD_SCSI:
+			ready = build_scsi(conn, cmd);
+			break;
+		case CMD_NOP:
+		case CMD_PING:
+			build_nop_in(conn, cmd);
+			ready = true;
+			break;
+		case CMD_REJECT:
+			build_reject(conn, cmd);
+			ready = true;
+			break;
+		case CMD_TMF:
+			build_tmf_rsp(conn, cmd);
+			ready = true;
+			break;
+		case CMD_LOGOUT:
+			build_logout_rsp(conn, cmd);
+			ready = true;
+			break;
+		case CMD_TEXT:
+			build_text_rsp(conn, cmd);
+			ready = true;
+			break;
+		default:
+			WARN_ON_ONCE(1);
+			return false;
+		}
+		if (ready) {
+			tx->cmd = cmd;
+			tx_seal(conn);
+			return true;
+		}
+		/* build_scsi() took it off the queue: drop the queue's hold. */
+		if (cmd->aborted || cmd->status_sent)
+			iet_cmd_finish(cmd);
+		iet_cmd_put(cmd);
+	}
+}
+
+/*
+ * Whether the command has another PDU that can certainly be sent right after
+ * this one (the rest of its Data-In): only then is the socket kept corked.
+ */
+static bool cmd_has_more(struct iet_cmd *cmd)
+{
+	return cmd->kind == CMD_SCSI && cmd->executed && !cmd->status_sent &&
+	       !cmd->aborted;
+}
+
+/* After a PDU went out completely. */
+static void tx_pdu_sent(struct iet_conn *conn)
+{
+	struct iet_cmd *cmd = conn->tx.cmd;
+	struct iscsi_tm *tm;
+
+	conn->tx.cmd = NULL;
+	conn->tx.state = TX_IDLE;
+	if (cmd->kind == CMD_SCSI && !cmd->status_sent) {
+		/* Round robin: a long read does not hold up the others. */
+		spin_lock(&conn->lock);
+		list_move_tail(&cmd->tx_entry, &conn->tx_queue);
+		spin_unlock(&conn->lock);
+		return;
+	}
+	switch (cmd->kind) {
+	case CMD_PING:
+		WRITE_ONCE(conn->nop_sent, jiffies);
+		break;
+	case CMD_LOGOUT:
+		if (cmd->logout_scope == LOGOUT_SESSION)
+			iet_session_close_others(conn);
+		if (cmd->logout_scope != LOGOUT_NONE) {
+			/* Let the initiator close first; a timer bounds it. */
+			conn->logout_time = jiffies;
+			set_bit(CONN_LOGGED_OUT, &conn->flags);
+			kernel_sock_shutdown(conn->sock, SHUT_WR);
+		}
+		break;
+	case CMD_TMF:
+		tm = (struct iscsi_tm *)&cmd->hdr;
+		if ((tm->flags & ISCSI_FLAG_TM_FUNC_MASK) ==
+		    ISCSI_TM_FUNC_TARGET_COLD_RESET)
+			iet_conn_fail(conn);	/* RFC 7143 11.5.1 */
+		break;
+	default:
+		break;
+	}
+	tx_dequeue(conn, cmd);
+	if (cmd->kind == CMD_SCSI)
+		iet_cmd_finish(cmd);
+}
+
+static int tx_sendmsg(struct iet_conn *conn, void *p, u32 len, int flags)
+{
+	struct kvec kv = { .iov_base = p, .iov_len = len };
+	struct msghdr msg = { .msg_flags = flags };
+
+	return kernel_sendmsg(conn->sock, &msg, &kv, 1, len);
+}
+
+static int tx_send_data(struct iet_conn *conn, int flags)
+{
+	struct iet_tx *tx = &conn->tx;
+	u32 off = tx->doff + tx->done;
+	struct bio_vec *bv = &tx->dbuf->bvec[off / PAGE_SIZE];
+	u32 in_page = off % PAGE_SIZE;
+	u32 len = min(tx->dlen - tx->done, bv->bv_len - in_page);
+
+	if (tx->done + len < tx->dlen)
+		flags |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
+	return kernel_sendpage(conn->sock, bv->bv_page, in_page, len, flags);
+}
+
+/* Send what is left of the current PDU: 0 when done, -EAGAIN when full. */
+static int tx_send(struct iet_conn *conn)
+{
+	struct iet_tx *tx = &conn->tx;
+	int base = MSG_DONTWAIT | MSG_NOSIGNAL;
+	bool more_pdus = cmd_has_more(tx->cmd);
+	int ret, flags;
+
+	for (;;) {
+		switch (tx->state) {
+		case TX_HDR:
+			flags = base;
+			if (tx->dlen || tx->trailer_len || more_pdus)
+				flags |= MSG_MORE;
+			ret = tx_sendmsg(conn, tx->hdr + tx->done,
+					 tx->hdr_len - tx->done, flags);
+			if (ret < 0)
+				return ret;
+			tx->done += ret;
+			if (tx->done < tx->hdr_len)
+				break;
+			tx->done = 0;
+			tx->state = tx->dlen ? TX_DATA : TX_TRAILER;
+			break;
+		case TX_DATA:
+			flags = base;
+			if (tx->trailer_len || more_pdus)
+				flags |= MSG_MORE;
+			if (tx->kdata)
+				ret = tx_sendmsg(conn, tx->kdata + tx->done,
+						 tx->dlen - tx->done, flags);
+			else
+				ret = tx_send_data(conn, flags);
+			if (ret < 0)
+				return ret;
+			tx->done += ret;
+			if (tx->done < tx->dlen)
+				break;
+			tx->done = 0;
+			tx->state = TX_TRAILER;
+			break;
+		case TX_TRAILER:
+			tx->corked = more_pdus;
+			if (tx->done < tx->trailer_len) {
+				flags = base | (more_pdus ? MSG_MORE : 0);
+				ret = tx_sendmsg(conn, tx->trailer + tx->done,
+						 tx->trailer_len - tx->done,
+						 flags);
+				if (ret < 0)
+					return ret;
+				tx->done += ret;
+				if (tx->done < tx->trailer_len)
+					break;
+			}
+			return 0;
+		default:
+			return -EINVAL;
+		}
+	}
+}
+
+/* Send until the queue is empty or the socket is full. */
+static int tx_push(struct iet_conn *conn)
+{
+	int ret;
+
+	for (;;) {
+		if (conn->tx.state == TX_IDLE && !tx_next(conn)) {
+			/* The PDU we corked for was dropped: push. */
+			if (conn->tx.corked)
+				tcp_sock_set_cork(conn->sock->sk, false);
+			conn->tx.corked = false;
+			return 0;
+		}
+		clear_bit(CONN_TX_READY, &conn->flags);
+		ret = tx_send(conn);
+		if (ret)
+			return ret;
+		tx_pdu_sent(conn);
+		cond_resched();
+	}
+}
+
+/* The keepalive timer asked for a NOP-In. */
+static void tx_ping(struct iet_conn *conn)
+{
+	struct iet_cmd *cmd = iet_cmd_alloc(conn, CMD_PING);
+
+	if (!cmd)
+		return;
+	cmd->ttt = iet_next_ttt(conn);
+	WRITE_ONCE(conn->nop_ttt, cmd->ttt);
+	WRITE_ONCE(conn->nop_sent, jiffies);
+	iet_cmd_queue_tx(cmd);
+	iet_cmd_put(cmd);
+}
+
+int iet_tx_thread(void *arg)
+{
+	struct iet_conn *conn = arg;
+	unsigned int noio = memalloc_noio_save();
+	bool blocked = false;
+	int ret;
+
+	conn->tx.state = TX_IDLE;
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (iet_stopping(conn)) {
+			schedule();
+			continue;
+		}
+		if (test_and_clear_bit(CONN_NOP_DUE, &conn->flags)) {
+			__set_current_state(TASK_RUNNING);
+			tx_ping(conn);
+			continue;
+		}
+		if (blocked && test_and_clear_bit(CONN_TX_READY, &conn->flags))
+			blocked = false;
+		if (blocked || (conn->tx.state == TX_IDLE &&
+				list_empty_careful(&conn->tx_queue))) {
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		ret = tx_push(conn);
+		if (ret == -EAGAIN) {
+			blocked = true;
+		} else if (ret < 0) {
+			pr_notice_ratelimited("target %u session %#llx cid %u: send failed (%d)\n",
+					      conn->session->target->tid,
+					      conn->session->sid, conn->cid,
+					      ret);
+			iet_conn_fail(conn);
+		}
+	}
+	__set_current_state(TASK_RUNNING);
+	memalloc_noio_restore(noio);
+	return 0;
+}
