@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Parse ietd.conf into the data model, refusing anything doubtful. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "params.h"
+
+enum ck_type {
+	CK_BOOL,
+	CK_NUM,
+	CK_DIGEST,
+	CK_MARK_INT,		/* number or range n~m, validated, unused */
+};
+
+enum ck_dest {
+	CK_KEYS,		/* target_conf.keys[idx] */
+	CK_TPARAMS,		/* target_conf.tparams[idx] */
+	CK_NONE,		/* accepted and checked, never enabled */
+};
+
+struct conf_key {
+	const char *name;
+	enum ck_type type;
+	enum ck_dest dest;
+	unsigned int idx;
+	uint32_t min, max;
+};
+
+static const struct conf_key conf_keys[] = {
+	{ "HeaderDigest", CK_DIGEST, CK_KEYS, IET_KEY_HEADER_DIGEST, 0, 0 },
+	{ "DataDigest", CK_DIGEST, CK_KEYS, IET_KEY_DATA_DIGEST, 0, 0 },
+	{ "MaxConnections", CK_NUM, CK_KEYS, IET_KEY_MAX_CONNECTIONS,
+	  1, 65535 },
+	{ "InitialR2T", CK_BOOL, CK_KEYS, IET_KEY_INITIAL_R2T, 0, 1 },
+	{ "ImmediateData", CK_BOOL, CK_KEYS, IET_KEY_IMMEDIATE_DATA, 0, 1 },
+	{ "MaxRecvDataSegmentLength", CK_NUM, CK_KEYS, IET_KEY_MAX_RECV_DSL,
+	  DSL_MIN, DSL_MAX },
+	{ "MaxXmitDataSegmentLength", CK_NUM, CK_KEYS, IET_KEY_MAX_XMIT_DSL,
+	  DSL_MIN, DSL_MAX },
+	{ "MaxBurstLength", CK_NUM, CK_KEYS, IET_KEY_MAX_BURST,
+	  DSL_MIN, DSL_MAX },
+	{ "FirstBurstLength", CK_NUM, CK_KEYS, IET_KEY_FIRST_BURST,
+	  DSL_MIN, DSL_MAX },
+	{ "DefaultTime2Wait", CK_NUM, CK_KEYS, IET_KEY_DEFAULT_TIME2WAIT,
+	  0, 3600 },
+	{ "DefaultTime2Retain", CK_NUM, CK_KEYS, IET_KEY_DEFAULT_TIME2RETAIN,
+	  0, 3600 },
+	{ "MaxOutstandingR2T", CK_NUM, CK_KEYS, IET_KEY_MAX_OUTSTANDING_R2T,
+	  1, 65535 },
+	{ "DataPDUInOrder", CK_BOOL, CK_KEYS, IET_KEY_DATA_PDU_INORDER, 0, 1 },
+	{ "DataSequenceInOrder", CK_BOOL, CK_KEYS,
+	  IET_KEY_DATA_SEQUENCE_INORDER, 0, 1 },
+	/* RFC 7143 allows 0..2; recovery levels 1 and 2 are not implemented. */
+	{ "ErrorRecoveryLevel", CK_NUM, CK_KEYS, IET_KEY_ERROR_RECOVERY_LEVEL,
+	  0, 0 },
+	{ "OFMarker", CK_BOOL, CK_NONE, 0, 0, 1 },
+	{ "IFMarker", CK_BOOL, CK_NONE, 0, 0, 1 },
+	{ "OFMarkInt", CK_MARK_INT, CK_NONE, 0, 1, 65535 },
+	{ "IFMarkInt", CK_MARK_INT, CK_NONE, 0, 1, 65535 },
+	{ "Wthreads", CK_NUM, CK_TPARAMS, IET_TP_WTHREADS, 1, 128 },
+	{ "QueuedCommands", CK_NUM, CK_TPARAMS, IET_TP_QUEUED_CMDS, 1, 4096 },
+	{ "NOPInterval", CK_NUM, CK_TPARAMS, IET_TP_NOP_INTERVAL, 0, 3600 },
+	{ "NOPTimeout", CK_NUM, CK_TPARAMS, IET_TP_NOP_TIMEOUT, 0, 3600 },
+};
+
+#define NR_CONF_KEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
+/* Per-stanza "where was it set" slots: conf_keys, then these. */
+enum { SLOT_ALIAS = NR_CONF_KEYS, SLOT_MAX_SESSIONS, NR_SLOTS };
+
+static const struct conf_key *conf_key_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NR_CONF_KEYS; i++)
+		if (!strcasecmp(conf_keys[i].name, name))
+			return &conf_keys[i];
+	return NULL;
+}
+
+static bool has_space(const char *s)
+{
+	for (; *s; s++)
+		if (isspace((unsigned char)*s))
+			return true;
+	return false;
+}
+
+static int parse_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out,
+		     char *err, size_t errlen)
+{
+	uint64_t n;
+
+	if (parse_number(v, &n)) {
+		snprintf(err, errlen, "\"%.64s\" is not a number", v);
+		return -EINVAL;
+	}
+	if (n < min || n > max) {
+		if (min == max)
+			snprintf(err, errlen, "%.32s is not supported (only %u)",
+				 v, min);
+		else
+			snprintf(err, errlen, "%.32s out of range %u..%u", v,
+				 min, max);
+		return -EINVAL;
+	}
+	*out = n;
+	return 0;
+}
+
+static int parse_yes_no(const char *v, uint32_t *out, char *err,
+			size_t errlen)
+{
+	if (!strcasecmp(v, "Yes"))
+		*out = 1;
+	else if (!strcasecmp(v, "No"))
+		*out = 0;
+	else {
+		snprintf(err, errlen, "\"%.64s\" is not Yes or No", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_digests(const char *v, uint32_t *mask, char *err,
+			 size_t errlen)
+{
+	*mask = 0;
+	while (1) {
+		size_t len = strcspn(v, ",");
+
+		if (len == 4 && !strncasecmp(v, "None", 4))
+			*mask |= DIGEST_MASK_NONE;
+		else if (len == 6 && !strncasecmp(v, "CRC32C", 6))
+			*mask |= DIGEST_MASK_CRC32C;
+		else {
+			snprintf(err, errlen,
+				 "\"%.*s\" is not None or CRC32C", (int)(len > 64 ? 64 : len), v);
+			return -EINVAL;
+		}
+		if (!v[len])
+			return 0;
+		v += len + 1;
+	}
+}
+
+static int parse_mark_int(const char *v, const struct conf_key *k, char *err,
+			  size_t errlen)
+{
+	const char *tilde = strchr(v, '~');
+	uint32_t lo, hi;
+	char first[32];
+
+	if (!tilde)
+		return parse_u32(v, k->min, k->max, &lo, err, errlen);
+	if ((size_t)(tilde - v) >= sizeof(first)) {
+		snprintf(err, errlen, "\"%.64s\" is not a number or range", v);
+		return -EINVAL;
+	}
+	memcpy(first, v, tilde - v);
+	first[tilde - v] = '\0';
+	if (parse_u32(first, k->min, k->max, &lo, err, errlen) ||
+	    parse_u32(tilde + 1, k->min, k->max, &hi, err, errlen))
+		return -EINVAL;
+	if (lo > hi) {
+		snprintf(err, errlen, "empty range %u~%u", lo, hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int target_set_key(struct target_conf *t, const char *key, const char *value,
+		   char *err, size_t errlen)
+{
+	const struct conf_key *k = conf_key_find(key);
+	uint32_t v;
+	int ret;
+
+	if (!k) {
+		if (!strcasecmp(key, "Alias")) {
+			if (!*value || strlen(value) > IET_NAME_MAX) {
+				snprintf(err, errlen,
+					 "must be 1..%d characters",
+					 IET_NAME_MAX);
+				return -EINVAL;
+			}
+			strcpy(t->alias, value);
+			return 0;
+		}
+		if (!strcasecmp(key, "MaxSessions"))
+			return parse_u32(value, 0, 65535, &t->max_sessions,
+					 err, errlen);
+		return -ENOENT;
+	}
+	if (!*value) {
+		snprintf(err, errlen, "missing value");
+		return -EINVAL;
+	}
+	if (has_space(value)) {
+		snprintf(err, errlen, "unexpected text after the value");
+		return -EINVAL;
+	}
+	switch (k->type) {
+	case CK_BOOL:
+		ret = parse_yes_no(value, &v, err, errlen);
+		break;
+	case CK_NUM:
+		ret = parse_u32(value, k->min, k->max, &v, err, errlen);
+		break;
+	case CK_DIGEST:
+		ret = parse_digests(value, &v, err, errlen);
+		break;
+	case CK_MARK_INT:
+	default:
+		ret = parse_mark_int(value, k, err, errlen);
+		v = 0;
+		break;
+	}
+	if (ret)
+		return ret;
+	if (k->dest == CK_KEYS)
+		t->keys[k->idx] = v;
+	else if (k->dest == CK_TPARAMS)
+		t->tparams[k->idx] = v;
+	return 0;
+}
+
+int iscsi_name_check(const char *name, char *err, size_t errlen)
+{
+	size_t len = strlen(name), i;
+
+	if (len == 0 || len > IET_NAME_MAX) {
+		snprintf(err, errlen, "name must be 1..%d characters",
+			 IET_NAME_MAX);
+		return -EINVAL;
+	}
+	if (strncasecmp(name, "iqn.", 4) && strncasecmp(name, "eui.", 4) &&
+	    strncasecmp(name, "naa.", 4)) {
+		snprintf(err, errlen,
+			 "\"%.64s\" does not start with iqn., eui. or naa.",
+			 name);
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		unsigned char c = name[i];
+
+		if (!isalnum(c) && c != '.' && c != '-' && c != ':') {
+			snprintf(err, errlen,
+				 "character '%c' not allowed in an iSCSI name",
+				 isprint(c) ? c : '?');
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+enum lun_arg {
+	ARG_PATH, ARG_TYPE, ARG_IOMODE, ARG_SCSI_ID, ARG_SCSI_SN,
+	ARG_BLOCK_SIZE, ARG_BLOCKS, NR_ARGS
+};
+
+static const char *const lun_args[NR_ARGS] = {
+	"Path", "Type", "IOMode", "ScsiId", "ScsiSN", "BlockSize", "Blocks",
+};
+
+static int check_id(const char *v, size_t max, char *err, size_t errlen)
+{
+	const char *c;
+
+	if (strlen(v) > max) {
+		snprintf(err, errlen, "longer than %zu characters", max);
+		return -EINVAL;
+	}
+	for (c = v; *c; c++) {
+		if (*c <= ' ' || *c > '~') {
+			snprintf(err, errlen,
+				 "only printable characters without blanks");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int lun_arg_set(struct lun_conf *lun, enum lun_arg a, const char *v,
+		       char *err, size_t errlen)
+{
+	uint64_t n;
+
+	switch (a) {
+	case ARG_PATH:
+		if (v[0] != '/') {
+			snprintf(err, errlen, "must be an absolute path");
+			return -EINVAL;
+		}
+		if (strlen(v) > IET_PATH_MAX) {
+			snprintf(err, errlen, "longer than %d characters",
+				 IET_PATH_MAX);
+			return -EINVAL;
+		}
+		strcpy(lun->path, v);
+		return 0;
+	case ARG_TYPE:
+		if (!strcasecmp(v, "fileio"))
+			lun->type = IET_LUN_FILEIO;
+		else if (!strcasecmp(v, "nullio"))
+			lun->type = IET_LUN_NULLIO;
+		else if (!strcasecmp(v, "blockio")) {
+			snprintf(err, errlen,
+				 "blockio is not supported yet; fileio serves block devices too");
+			return -EINVAL;
+		} else {
+			snprintf(err, errlen,
+				 "\"%.32s\" is not fileio or nullio", v);
+			return -EINVAL;
+		}
+		return 0;
+	case ARG_IOMODE:
+		if (!strcasecmp(v, "wt"))
+			lun->iomode = IET_IOMODE_WT;
+		else if (!strcasecmp(v, "wb"))
+			lun->iomode = IET_IOMODE_WB;
+		else if (!strcasecmp(v, "ro"))
+			lun->iomode = IET_IOMODE_RO;
+		else {
+			snprintf(err, errlen, "\"%.32s\" is not wt, wb or ro",
+				 v);
+			return -EINVAL;
+		}
+		return 0;
+	case ARG_SCSI_ID:
+		if (check_id(v, IET_SCSI_ID_MAX, err, errlen))
+			return -EINVAL;
+		strcpy(lun->scsi_id, v);
+		return 0;
+	case ARG_SCSI_SN:
+		if (check_id(v, IET_SCSI_SN_MAX, err, errlen))
+			return -EINVAL;
+		strcpy(lun->scsi_sn, v);
+		return 0;
+	case ARG_BLOCK_SIZE:
+		if (parse_number(v, &n) ||
+		    (n != 512 && n != 1024 && n != 2048 && n != 4096)) {
+			snprintf(err, errlen,
+				 "\"%.32s\" is not 512, 1024, 2048 or 4096", v);
+			return -EINVAL;
+		}
+		lun->block_size = n;
+		return 0;
+	case ARG_BLOCKS:
+		if (parse_number(v, &n) || n == 0) {
+			snprintf(err, errlen, "\"%.32s\" is not a positive number",
+				 v);
+			return -EINVAL;
+		}
+		lun->blocks = n;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int lun_parse_args(const char *args, struct lun_conf *lun, char *err,
+		   size_t errlen)
+{
+	char what[160];
+	bool given[NR_ARGS] = { false };
+	const char *s = args;
+	uint32_t number = lun->lun;
+
+	memset(lun, 0, sizeof(*lun));
+	lun->lun = number;
+	lun->type = IET_LUN_FILEIO;
+	lun->iomode = IET_IOMODE_WT;
+	lun->block_size = 512;
+
+	while (*s) {
+		size_t len = strcspn(s, ","), klen;
+		char item[IET_PATH_MAX + 64];
+		char *eq;
+		int a;
+
+		if (len == 0) {
+			snprintf(err, errlen, "empty item in the argument list");
+			return -EINVAL;
+		}
+		if (len >= sizeof(item)) {
+			size_t klen = strcspn(s, "=");
+
+			snprintf(err, errlen, "%.*s: value too long",
+				 (int)(klen > 64 ? 64 : klen), s);
+			return -EINVAL;
+		}
+		memcpy(item, s, len);
+		item[len] = '\0';
+		s += len;
+		if (*s == ',' && !*++s) {
+			snprintf(err, errlen,
+				 "trailing comma in the argument list");
+			return -EINVAL;
+		}
+		eq = strchr(item, '=');
+		if (!eq) {
+			snprintf(err, errlen, "%.64s: expected Key=Value", item);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		klen = eq - item;
+		for (a = 0; a < NR_ARGS; a++)
+			if (!strcasecmp(item, lun_args[a]))
+				break;
+		if (a == NR_ARGS) {
+			snprintf(err, errlen, "%.64s: unknown LUN argument",
+				 klen ? item : "(empty)");
+			return -EINVAL;
+		}
+		if (given[a]) {
+			snprintf(err, errlen, "%s: given twice", lun_args[a]);
+			return -EINVAL;
+		}
+		given[a] = true;
+		if (!eq[1]) {
+			snprintf(err, errlen, "%s: missing value", lun_args[a]);
+			return -EINVAL;
+		}
+		if (lun_arg_set(lun, a, eq + 1, what, sizeof(what))) {
+			snprintf(err, errlen, "%s: %s", lun_args[a], what);
+			return -EINVAL;
+		}
+	}
+	if (lun->type == IET_LUN_FILEIO && !given[ARG_PATH]) {
+		snprintf(err, errlen, "Path: required for Type=fileio");
+		return -EINVAL;
+	}
+	if (lun->type == IET_LUN_NULLIO && given[ARG_PATH]) {
+		snprintf(err, errlen, "Path: not used with Type=nullio");
+		return -EINVAL;
+	}
+	if (lun->type != IET_LUN_NULLIO && given[ARG_BLOCKS]) {
+		snprintf(err, errlen, "Blocks: only for Type=nullio");
+		return -EINVAL;
+	}
+	if (lun->blocks > UINT64_MAX / 2 / lun->block_size) {
+		snprintf(err, errlen, "Blocks: size exceeds 2^63 bytes");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct parser {
+	const char *file;
+	unsigned int line;
+	struct config *cfg;
+	struct target_conf *cur;	/* current stanza or NULL (global) */
+	unsigned int slot_line[NR_SLOTS];
+	char *err;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(struct parser *p, const char *key, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(p->err, p->errlen, "%s:%u: %.64s: %s", p->file, p->line, key,
+		 what);
+	return -EINVAL;
+}
+
+/* Checks across keys of a finished stanza. */
+static int end_target(struct parser *p)
+{
+	struct target_conf *t = p->cur;
+	unsigned int fbl = 0, mbl = 0, save = p->line;
+	size_t i;
+
+	if (!t)
+		return 0;
+	for (i = 0; i < NR_CONF_KEYS; i++) {
+		if (conf_keys[i].idx == IET_KEY_FIRST_BURST &&
+		    conf_keys[i].dest == CK_KEYS)
+			fbl = p->slot_line[i];
+		if (conf_keys[i].idx == IET_KEY_MAX_BURST &&
+		    conf_keys[i].dest == CK_KEYS)
+			mbl = p->slot_line[i];
+	}
+	if (t->keys[IET_KEY_FIRST_BURST] > t->keys[IET_KEY_MAX_BURST]) {
+		int ret;
+
+		p->line = fbl ? fbl : mbl;
+		ret = fail(p, "FirstBurstLength",
+			   "%u exceeds MaxBurstLength %u",
+			   t->keys[IET_KEY_FIRST_BURST],
+			   t->keys[IET_KEY_MAX_BURST]);
+		p->line = save;
+		return ret;
+	}
+	return 0;
+}
+
+static int do_target(struct parser *p, const char *name)
+{
+	struct config *cfg = p->cfg;
+	struct target_conf *t, *nt;
+	char what[256];
+
+	if (!*name)
+		return fail(p, "Target", "missing target name");
+	if (has_space(name))
+		return fail(p, "Target", "unexpected text after the name");
+	if (iscsi_name_check(name, what, sizeof(what)))
+		return fail(p, "Target", "%s", what);
+	t = config_target_by_name(cfg, name);
+	if (t)
+		return fail(p, "Target", "%s already defined on line %u",
+			    name, t->line);
+	if (cfg->nr_targets >= CONFIG_TARGETS_MAX)
+		return fail(p, "Target", "more than %d targets",
+			    CONFIG_TARGETS_MAX);
+	if (end_target(p))
+		return -EINVAL;
+	nt = realloc(cfg->targets, (cfg->nr_targets + 1) * sizeof(*nt));
+	if (!nt)
+		return fail(p, "Target", "out of memory");
+	cfg->targets = nt;
+	t = &cfg->targets[cfg->nr_targets++];
+	target_conf_defaults(t);
+	t->tid = cfg->nr_targets;
+	strcpy(t->name, name);
+	t->line = p->line;
+	p->cur = t;
+	memset(p->slot_line, 0, sizeof(p->slot_line));
+	return 0;
+}
+
+static int do_lun(struct parser *p, const char *rest)
+{
+	struct target_conf *t = p->cur;
+	struct lun_conf lun, *nl;
+	char num[32], what[512];
+	const char *args;
+	size_t nlen = strcspn(rest, " \t");
+	uint64_t n;
+	size_t i;
+
+	if (nlen == 0)
+		return fail(p, "Lun", "missing LUN number");
+	if (nlen >= sizeof(num))
+		return fail(p, "Lun", "\"%.32s\" is not a LUN number", rest);
+	memcpy(num, rest, nlen);
+	num[nlen] = '\0';
+	if (parse_number(num, &n) || n > IET_LUN_MAX)
+		return fail(p, "Lun", "\"%s\" is not a LUN number 0..%d", num,
+			    IET_LUN_MAX);
+	args = rest + nlen;
+	while (*args == ' ' || *args == '\t')
+		args++;
+	if (has_space(args))
+		return fail(p, "Lun", "unexpected text after \"%.*s\"",
+			    (int)strcspn(args, " \t"), args);
+	for (i = 0; i < t->nr_luns; i++)
+		if (t->luns[i].lun == n)
+			return fail(p, "Lun", "LUN %u already defined on line %u",
+				    (unsigned int)n, t->luns[i].line);
+	if (t->nr_luns > IET_LUN_MAX)
+		return fail(p, "Lun", "too many LUNs");
+	lun.lun = n;
+	if (lun_parse_args(args, &lun, what, sizeof(what)))
+		return fail(p, "Lun", "LUN %u: %s", (unsigned int)n, what);
+	lun.line = p->line;
+	nl = realloc(t->luns, (t->nr_luns + 1) * sizeof(*nl));
+	if (!nl)
+		return fail(p, "Lun", "out of memory");
+	t->luns = nl;
+	t->luns[t->nr_luns++] = lun;
+	return 0;
+}
+
+static int do_global(struct parser *p, const char *key, const char *value)
+{
+	struct config *cfg = p->cfg;
+	uint32_t v;
+	char what[256];
+
+	if (!strcasecmp(key, "iSNSServer")) {
+		if (!*value || has_space(value) ||
+		    strlen(value) >= sizeof(cfg->isns_server))
+			return fail(p, key, "expected one host name or address");
+		strcpy(cfg->isns_server, value);
+		return 0;
+	}
+	if (!strcasecmp(key, "iSNSAccessControl")) {
+		if (parse_yes_no(value, &v, what, sizeof(what)))
+			return fail(p, key, "%s", what);
+		cfg->isns_access_control = v;
+		return 0;
+	}
+	if (!strcasecmp(key, "Lun") || !strcasecmp(key, "Alias") ||
+	    !strcasecmp(key, "MaxSessions") || conf_key_find(key))
+		return fail(p, key, "only allowed inside a Target stanza");
+	return fail(p, key, "unknown key");
+}
+
+static int do_line(struct parser *p, char *l)
+{
+	char *key = l, *rest, what[512];
+	const struct conf_key *ck;
+	int slot, ret;
+
+	rest = key + strcspn(key, " \t");
+	if (*rest) {
+		*rest++ = '\0';
+		while (*rest == ' ' || *rest == '\t')
+			rest++;
+	}
+	if (!strcasecmp(key, "Target"))
+		return do_target(p, rest);
+	if (!strcasecmp(key, "IncomingUser") ||
+	    !strcasecmp(key, "OutgoingUser"))
+		return fail(p, key, "CHAP is not supported yet");
+	if (!p->cur)
+		return do_global(p, key, rest);
+	if (!strcasecmp(key, "iSNSServer") ||
+	    !strcasecmp(key, "iSNSAccessControl"))
+		return fail(p, key,
+			    "only allowed in the global section, before the first Target");
+	if (!strcasecmp(key, "Lun"))
+		return do_lun(p, rest);
+
+	ck = conf_key_find(key);
+	if (ck)
+		slot = ck - conf_keys;
+	else if (!strcasecmp(key, "Alias"))
+		slot = SLOT_ALIAS;
+	else if (!strcasecmp(key, "MaxSessions"))
+		slot = SLOT_MAX_SESSIONS;
+	else
+		return fail(p, key, "unknown key");
+	if (p->slot_line[slot])
+		return fail(p, key, "already set on line %u",
+			    p->slot_line[slot]);
+	ret = target_set_key(p->cur, key, rest, what, sizeof(what));
+	if (ret)
+		return fail(p, key, "%s", what);
+	p->slot_line[slot] = p->line;
+	return 0;
+}
+
+int config_parse(const char *buf, size_t len, const char *file,
+		 struct config *cfg, char *err, size_t errlen)
+{
+	struct parser p = {
+		.file = file, .cfg = cfg, .err = err, .errlen = errlen,
+	};
+	char l[CONFIG_LINE_MAX + 2];
+	size_t pos = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t llen = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		char *s, *e;
+
+		p.line++;
+		if (llen > CONFIG_LINE_MAX) {
+			fail(&p, "line", "longer than %d characters",
+			     CONFIG_LINE_MAX);
+			goto fail;
+		}
+		if (memchr(buf + pos, '\0', llen)) {
+			fail(&p, "line", "contains a NUL byte");
+			goto fail;
+		}
+		memcpy(l, buf + pos, llen);
+		l[llen] = '\0';
+		pos += llen + 1;
+
+		for (s = l; *s == ' ' || *s == '\t'; s++)
+			;
+		e = s + strlen(s);
+		while (e > s && isspace((unsigned char)e[-1]))
+			*--e = '\0';
+		if (!*s || *s == '#')
+			continue;
+		if (do_line(&p, s))
+			goto fail;
+	}
+	if (end_target(&p))
+		goto fail;
+	return 0;
+fail:
+	config_free(cfg);
+	return -EINVAL;
+}
+
+int config_load(const char *path, struct config *cfg, char *err,
+		size_t errlen)
+{
+	struct stat st;
+	char *buf;
+	size_t got = 0;
+	int fd, ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path,
+			 strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size > CONFIG_FILE_MAX) {
+		snprintf(err, errlen, "%s: not a regular file of at most %u bytes",
+			 path, CONFIG_FILE_MAX);
+		close(fd);
+		return -EINVAL;
+	}
+	buf = malloc(st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, errlen, "%s: read failed: %s", path,
+				 n ? strerror(errno) : "file shrank");
+			free(buf);
+			close(fd);
+			return -EIO;
+		}
+		got += n;
+	}
+	close(fd);
+	ret = config_parse(buf, got, path, cfg, err, errlen);
+	free(buf);
+	return ret;
+}
+
+const char *config_default_path(void)
+{
+	if (access(CONFIG_PATH, F_OK) && !access(CONFIG_PATH_OLD, F_OK))
+		return CONFIG_PATH_OLD;
+	return CONFIG_PATH;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ietd.conf parser (syntax in COMPAT.md): text in, struct config out,
+ * or one line "FILE:LINE: KEY: what is wrong" and nothing else.
+ */
+#ifndef IET_USR_CONFIG_H
+#define IET_USR_CONFIG_H
+
+#include <stddef.h>
+
+#include "model.h"
+
+#define CONFIG_PATH		"/etc/iet/ietd.conf"
+#define CONFIG_PATH_OLD		"/etc/ietd.conf"
+#define CONFIG_LINE_MAX		8192
+#define CONFIG_TARGETS_MAX	4096
+#define CONFIG_FILE_MAX		(16u << 20)
+
+/* Parse a whole file's text; on failure cfg is left empty. */
+int config_parse(const char *buf, size_t len, const char *file,
+		 struct config *cfg, char *err, size_t errlen);
+/* Read and parse a file; errors name the file. */
+int config_load(const char *path, struct config *cfg, char *err,
+		size_t errlen);
+/* The file to read without -c: /etc/iet/ietd.conf, else /etc/ietd.conf. */
+const char *config_default_path(void);
+
+/*
+ * One Lun line's "Key=Value,..." list into lun (lun->lun already set), for
+ * the parser and for ietadm --op new --lun. err gets "KEY: what".
+ */
+int lun_parse_args(const char *args, struct lun_conf *lun, char *err,
+		   size_t errlen);
+/*
+ * One target-level "Key Value" (session keys, Wthreads, ..., MaxSessions,
+ * Alias) into t. Returns 0, -ENOENT for a key that is not a target key, or
+ * -EINVAL with err set to "what is wrong".
+ */
+int target_set_key(struct target_conf *t, const char *key, const char *value,
+		   char *err, size_t errlen);
+/* A valid iSCSI name (RFC 7143 4.2.7: iqn., eui. or naa. form)? */
+int iscsi_name_check(const char *name, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-connection socket I/O: one PDU in, one PDU out, then hand-off. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "crc32c.h"
+#include "discovery.h"
+#include "handoff.h"
+#include "log.h"
+#include "login.h"
+#include "pdu.h"
+
+#define AHS_MAX		(255 * 4)
+
+enum conn_phase {
+	PH_LOGIN,
+	PH_DISCOVERY,
+};
+
+enum conn_after {
+	AFTER_READ,		/* read the next PDU */
+	AFTER_HANDOFF,		/* give the socket to the kernel */
+	AFTER_DISCOVERY,	/* serve the discovery session */
+	AFTER_CLOSE,
+};
+
+struct conn {
+	struct watch w;
+	struct server *srv;
+	struct conn *next;
+	struct conn **pprev;
+	struct sockaddr_storage local;
+	char peer[INET6_ADDRSTRLEN + 16];
+	enum conn_phase phase;
+	uint8_t bhs[BHS_LEN];
+	size_t bhs_have;
+	uint8_t *rest;			/* AHS, header digest, data, pad, data digest */
+	size_t rest_len, rest_have, rest_cap;
+	bool sized;			/* rest_len known for this PDU */
+	bool oversize;			/* refused unread: the PDU's rest not read */
+	bool hdigest, ddigest;
+	uint8_t *tx;
+	size_t tx_len, tx_off, tx_cap;
+	bool out_armed;			/* waiting for EPOLLOUT */
+	enum conn_after after;
+	uint64_t deadline;
+	struct login *login;
+	struct disc *disc;
+	struct reg_session *disc_session;	/* its TSIH reservation */
+};
+
+void server_init(struct server *srv, struct loop *loop, struct config *cfg,
+		 struct registry *reg)
+{
+	memset(srv, 0, sizeof(*srv));
+	srv->loop = loop;
+	srv->cfg = cfg;
+	srv->reg = reg;
+	srv->login_timeout_ms = 15000;
+	srv->idle_timeout_ms = 60000;
+	srv->max_conns = 1024;
+}
+
+static void name_peer(struct conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char a[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (getpeername(c->w.fd, (struct sockaddr *)&ss, &len) == 0) {
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *s4 = (void *)&ss;
+
+			inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+			port = ntohs(s4->sin_port);
+			snprintf(c->peer, sizeof(c->peer), "%s:%u", a, port);
+			return;
+		}
+		if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *s6 = (void *)&ss;
+
+			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+			port = ntohs(s6->sin6_port);
+			snprintf(c->peer, sizeof(c->peer), "[%s]:%u", a, port);
+			return;
+		}
+	}
+	snprintf(c->peer, sizeof(c->peer), "(unknown peer)");
+}
+
+/* Forget the connection; the descriptor is closed unless it was handed off. */
+static void conn_free(struct conn *c, bool close_fd)
+{
+	struct server *srv = c->srv;
+
+	if (close_fd) {
+		loop_del(srv->loop, &c->w);
+		close(c->w.fd);
+	}
+	*c->pprev = c->next;
+	if (c->next)
+		c->next->pprev = c->pprev;
+	srv->nr_conns--;
+	login_free(c->login);
+	disc_free(c->disc);
+	if (c->disc_session)
+		registry_drop(srv->reg, c->disc_session);
+	free(c->rest);
+	free(c->tx);
+	free(c);
+}
+
+/* A finished login whose response never got out keeps no TSIH. */
+static void conn_close(struct conn *c)
+{
+	const struct login_outcome *o;
+
+	if (c->login && (c->after == AFTER_HANDOFF ||
+			 c->after == AFTER_DISCOVERY)) {
+		o = login_outcome(c->login);
+		if (o->reserved)
+			registry_drop(c->srv->reg, o->reserved);
+	}
+	conn_free(c, true);
+}
+
+static int want(struct conn *c, uint32_t events)
+{
+	int ret = loop_mod(c->srv->loop, &c->w, events);
+
+	if (ret) {
+		log_err("epoll: %s", strerror(-ret));
+		conn_close(c);
+	}
+	return ret;
+}
+
+static int tx_reserve(struct conn *c, size_t len)
+{
+	uint8_t *nt;
+
+	if (c->tx_cap >= len)
+		return 0;
+	nt = realloc(c->tx, len);
+	if (!nt)
+		return -ENOMEM;
+	c->tx = nt;
+	c->tx_cap = len;
+	return 0;
+}
+
+/* Lay out a PDU with padding and, in discovery sessions, digests. */
+static int queue_pdu(struct conn *c, const struct pdu_out *out)
+{
+	size_t pad = pdu_pad(out->dlen);
+	size_t hd = c->hdigest ? DIGEST_LEN : 0;
+	size_t dd = c->ddigest && out->dlen ? DIGEST_LEN : 0;
+	size_t len = BHS_LEN + hd + out->dlen + pad + dd;
+	uint8_t *p;
+
+	if (tx_reserve(c, len))
+		return -ENOMEM;
+	p = c->tx;
+	memcpy(p, out->bhs, BHS_LEN);
+	p += BHS_LEN;
+	if (hd) {
+		crc32c_put(p, crc32c(out->bhs, BHS_LEN));
+		p += hd;
+	}
+	if (out->dlen)
+		memcpy(p, out->data, out->dlen);
+	memset(p + out->dlen, 0, pad);
+	if (dd)
+		crc32c_put(p + out->dlen + pad, crc32c(p, out->dlen + pad));
+	c->tx_len = len;
+	c->tx_off = 0;
+	return 0;
+}
+
+static void become_discovery(struct conn *c)
+{
+	const struct login_outcome *o = login_outcome(c->login);
+
+	c->disc = disc_new(c->srv->cfg, o, &c->local);
+	if (!c->disc) {
+		log_err("out of memory for a discovery session");
+		conn_close(c);
+		return;
+	}
+	c->disc_session = o->reserved;
+	c->hdigest = o->keys[IET_KEY_HEADER_DIGEST] == IET_DIGEST_CRC32C;
+	c->ddigest = o->keys[IET_KEY_DATA_DIGEST] == IET_DIGEST_CRC32C;
+	log_dbg(1, "%s: discovery session of %s", c->peer, o->initiator);
+	login_free(c->login);
+	c->login = NULL;
+	c->phase = PH_DISCOVERY;
+	c->after = AFTER_READ;
+	c->deadline = now_ms() + c->srv->idle_timeout_ms;
+	c->out_armed = false;
+	want(c, EPOLLIN);
+}
+
+static void do_handoff(struct conn *c)
+{
+	struct server *srv = c->srv;
+	const struct login_outcome *o = login_outcome(c->login);
+	char err[512];
+	int fd = c->w.fd, flags;
+
+	/*
+	 * The kernel keeps the open file: its epoll registration would
+	 * outlive our close(), so remove it first. Blocking mode is what a
+	 * kernel socket user expects of the file.
+	 */
+	loop_del(srv->loop, &c->w);
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	if (handoff(srv->reg, o, fd, err, sizeof(err))) {
+		log_err("%s: login of %s to tid %u failed: %s", c->peer,
+			o->initiator, o->tid, err);
+		srv->failures++;
+	} else {
+		log_info("%s: %s logged in to tid %u, sid %llu, cid %u%s",
+			 c->peer, o->initiator, o->tid,
+			 (unsigned long long)o->sid, o->cid,
+			 o->leading ? "" : " (added connection)");
+		srv->logins++;
+	}
+	close(fd);
+	conn_free(c, false);
+}
+
+static void tx_done(struct conn *c)
+{
+	switch (c->after) {
+	case AFTER_READ:
+		break;
+	case AFTER_HANDOFF:
+		do_handoff(c);
+		break;
+	case AFTER_DISCOVERY:
+		become_discovery(c);
+		break;
+	case AFTER_CLOSE:
+		conn_close(c);
+		break;
+	}
+}
+
+/* Returns -1 once the connection is gone. */
+static int conn_write(struct conn *c)
+{
+	while (c->tx_off < c->tx_len) {
+		ssize_t n = send(c->w.fd, c->tx + c->tx_off,
+				 c->tx_len - c->tx_off, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {
+				if (!c->out_armed) {
+					if (want(c, EPOLLOUT))
+						return -1;
+					c->out_armed = true;
+				}
+				return 0;
+			}
+			log_peer(LOG_INFO, "%s: send: %s", c->peer,
+				 strerror(errno));
+			conn_close(c);
+			return -1;
+		}
+		c->tx_off += n;
+	}
+	c->tx_len = c->tx_off = 0;
+	if (c->after != AFTER_READ) {
+		tx_done(c);
+		return -1;	/* not reading on: gone or another phase */
+	}
+	if (c->out_armed) {
+		c->out_armed = false;
+		if (want(c, EPOLLIN))
+			return -1;
+	}
+	return 0;
+}
+
+static int send_pdu(struct conn *c, const struct pdu_out *out,
+		    enum conn_after after)
+{
+	c->after = after;
+	if (queue_pdu(c, out)) {
+		log_err("%s: out of memory", c->peer);
+		conn_close(c);
+		return -1;
+	}
+	return conn_write(c);
+}
+
+/* Debug level 2: every PDU's header and text, for interoperability work. */
+static void trace(const struct conn *c, const char *dir, const uint8_t *bhs,
+		  const uint8_t *data, size_t dlen)
+{
+	char text[512];
+	size_t i, n = 0;
+
+	if (log_level() < 2)
+		return;
+	for (i = 0; i < dlen && n < sizeof(text) - 4; i++) {
+		uint8_t ch = data[i];
+
+		text[n++] = ch == 0 ? ' ' : (ch < 0x20 || ch > 0x7e) ? '?' : ch;
+	}
+	if (i < dlen) {
+		memcpy(text + n, "...", 3);
+		n += 3;
+	}
+	text[n] = '\0';
+	log_msg(LOG_DEBUG, "%s %s opcode 0x%02x flags 0x%02x len %zu: %s",
+		c->peer, dir, bhs[0] & 0x3f, bhs[1], dlen, text);
+}
+
+static int login_step(struct conn *c, const uint8_t *data, size_t dlen)
+{
+	struct pdu_out out;
+	enum login_result res;
+
+	trace(c, "<-", c->bhs, data, dlen);
+	res = login_pdu(c->login, c->bhs, data, dlen, &out);
+	if (res != LOGIN_DROP)
+		trace(c, "->", out.bhs, out.data, out.dlen);
+	switch (res) {
+	case LOGIN_CONTINUE:
+		return send_pdu(c, &out, AFTER_READ);
+	case LOGIN_DONE:
+		return send_pdu(c, &out, login_outcome(c->login)->discovery ?
+				AFTER_DISCOVERY : AFTER_HANDOFF);
+	case LOGIN_FAILED:
+		c->srv->failures++;
+		log_peer(LOG_WARNING, "%s: login%s%s refused: %s", c->peer,
+			 *login_initiator(c->login) ? " of " : "",
+			 login_initiator(c->login), login_error(c->login));
+		return send_pdu(c, &out, AFTER_CLOSE);
+	case LOGIN_DROP:
+	default:
+		c->srv->failures++;
+		log_peer(LOG_WARNING, "%s: connection dropped: %s", c->peer,
+			 login_error(c->login));
+		conn_close(c);
+		return -1;
+	}
+}
+
+static int disc_step(struct conn *c, const uint8_t *data, size_t dlen)
+{
+	struct pdu_out out;
+	enum disc_result res;
+
+	c->deadline = now_ms() + c->srv->idle_timeout_ms;
+	trace(c, "<-", c->bhs, data, dlen);
+	res = disc_pdu(c->disc, c->bhs, data, dlen, &out);
+	if (res == DISC_REPLY || res == DISC_REPLY_CLOSE)
+		trace(c, "->", out.bhs, out.data, out.dlen);
+	if (*disc_error(c->disc)) {
+		log_peer(LOG_INFO, "%s: discovery: %s", c->peer,
+			 disc_error(c->disc));
+	}
+	switch (res) {
+	case DISC_REPLY:
+		return send_pdu(c, &out, AFTER_READ);
+	case DISC_REPLY_CLOSE:
+		return send_pdu(c, &out, AFTER_CLOSE);
+	case DISC_NOTHING:
+		return 0;
+	case DISC_CLOSE:
+	default:
+		conn_close(c);
+		return -1;
+	}
+}
+
+/* The PDU is complete: check digests and hand it to its state machine. */
+static int dispatch(struct conn *c)
+{
+	size_t ahs = c->oversize ? 0 : c->bhs[4] * 4;
+	size_t hd = c->hdigest ? DIGEST_LEN : 0;
+	uint32_t dl = (uint32_t)c->bhs[5] << 16 | c->bhs[6] << 8 | c->bhs[7];
+	const uint8_t *data = c->rest ? c->rest + ahs + hd : NULL;
+	size_t dlen = c->oversize ? 0 : dl;
+	int ret;
+
+	if (hd && !c->oversize) {
+		/* The header digest covers the BHS and any AHS. */
+		uint32_t crc = crc32c_continue(crc32c(c->bhs, BHS_LEN),
+					       c->rest, ahs);
+
+		if (crc != crc32c_get(c->rest + ahs)) {
+			log_peer(LOG_WARNING, "%s: header digest error, closing",
+				 c->peer);
+			conn_close(c);
+			return -1;
+		}
+	}
+	if (c->ddigest && dlen) {
+		size_t padded = dlen + pdu_pad(dlen);
+
+		if (crc32c(data, padded) != crc32c_get(data + padded)) {
+			log_peer(LOG_WARNING, "%s: data digest error, closing",
+				 c->peer);
+			conn_close(c);
+			return -1;
+		}
+	}
+	/* Ready for the next PDU; data stays valid until it is sized. */
+	c->bhs_have = 0;
+	c->rest_have = c->rest_len = 0;
+	c->sized = false;
+	c->oversize = false;
+	if (c->phase == PH_LOGIN)
+		ret = login_step(c, data, dlen);
+	else
+		ret = disc_step(c, data, dlen);
+	return ret;
+}
+
+/* Work out how much follows the BHS; never more than our limits. */
+static int size_rest(struct conn *c)
+{
+	size_t ahs = c->bhs[4] * 4;
+	uint32_t dl = (uint32_t)c->bhs[5] << 16 | c->bhs[6] << 8 | c->bhs[7];
+	size_t max = c->phase == PH_LOGIN ? LOGIN_DSL_MAX : disc_max_dsl(c->disc);
+	size_t len;
+
+	c->sized = true;
+	/*
+	 * Not read: the state machine refuses the PDU and we close. During
+	 * login anything but a Login Request without AHS is refused, so its
+	 * rest is not waited for either.
+	 */
+	if (dl > max || (c->phase == PH_LOGIN &&
+			 ((c->bhs[0] & 0x3f) != OP_LOGIN_REQ || ahs))) {
+		c->oversize = true;
+		dl = 0;
+		ahs = 0;
+	}
+	len = ahs + (c->hdigest ? DIGEST_LEN : 0) + dl + pdu_pad(dl) +
+	      (c->ddigest && dl ? DIGEST_LEN : 0);
+	if (len > c->rest_cap) {
+		uint8_t *nr = realloc(c->rest, len);
+
+		if (!nr) {
+			log_err("%s: out of memory", c->peer);
+			conn_close(c);
+			return -1;
+		}
+		c->rest = nr;
+		c->rest_cap = len;
+	}
+	c->rest_len = len;
+	c->rest_have = 0;
+	return 0;
+}
+
+/* Returns -1 once the connection is gone or stops reading. */
+static int conn_read(struct conn *c)
+{
+	for (;;) {
+		uint8_t *buf;
+		size_t want_len;
+		ssize_t n;
+
+		if (c->bhs_have < BHS_LEN) {
+			buf = c->bhs + c->bhs_have;
+			want_len = BHS_LEN - c->bhs_have;
+		} else {
+			if (!c->sized && size_rest(c))
+				return -1;
+			if (c->rest_have == c->rest_len) {
+				if (dispatch(c))
+					return -1;
+				if (c->tx_len)
+					return 0;	/* wait for EPOLLOUT */
+				continue;
+			}
+			buf = c->rest + c->rest_have;
+			want_len = c->rest_len - c->rest_have;
+		}
+		/* Exactly what this PDU still needs: nothing of the next. */
+		n = recv(c->w.fd, buf, want_len, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			log_peer(LOG_INFO, "%s: recv: %s", c->peer,
+				 strerror(errno));
+			conn_close(c);
+			return -1;
+		}
+		if (n == 0) {
+			log_dbg(1, "%s: connection closed by the initiator",
+				c->peer);
+			conn_close(c);
+			return -1;
+		}
+		if (c->bhs_have < BHS_LEN)
+			c->bhs_have += n;
+		else
+			c->rest_have += n;
+	}
+}
+
+static void conn_event(struct watch *w, uint32_t events)
+{
+	struct conn *c = container_of(w, struct conn, w);
+
+	(void)events;
+	/* While an answer is being written, the next request waits. */
+	if (c->tx_len && (conn_write(c) || c->tx_len))
+		return;
+	conn_read(c);
+}
+
+void server_accept(void *arg, int fd)
+{
+	struct server *srv = arg;
+	struct conn *c;
+	socklen_t len;
+
+	if (srv->nr_conns >= srv->max_conns) {
+		log_peer(LOG_WARNING, "%zu connections in login: refusing another",
+			 srv->nr_conns);
+		close(fd);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->login = login_new(&(struct login_env){
+			.cfg = srv->cfg, .reg = srv->reg,
+		}, srv->statsn_seed++);
+	if (!c || !c->login) {
+		log_err("out of memory for a connection");
+		free(c);
+		close(fd);
+		return;
+	}
+	c->w.fd = fd;
+	c->w.fn = conn_event;
+	c->srv = srv;
+	len = sizeof(c->local);
+	getsockname(fd, (struct sockaddr *)&c->local, &len);
+	name_peer(c);
+	c->deadline = now_ms() + srv->login_timeout_ms;
+	c->next = srv->conns;
+	if (c->next)
+		c->next->pprev = &c->next;
+	c->pprev = &srv->conns;
+	srv->conns = c;
+	srv->nr_conns++;
+	if (loop_add(srv->loop, &c->w, EPOLLIN)) {
+		log_err("epoll: %s", strerror(errno));
+		conn_free(c, false);
+		close(fd);
+		return;
+	}
+	log_dbg(1, "%s: connected", c->peer);
+}
+
+void server_tick(struct server *srv, uint64_t now)
+{
+	struct conn *c = srv->conns, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		if (now < c->deadline)
+			continue;
+		if (c->phase == PH_LOGIN) {
+			srv->failures++;
+			log_peer(LOG_WARNING, "%s: login timed out", c->peer);
+		} else {
+			log_dbg(1, "%s: idle discovery session closed", c->peer);
+		}
+		conn_close(c);
+	}
+}
+
+void server_close_all(struct server *srv)
+{
+	while (srv->conns)
+		conn_close(srv->conns);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ietd's side of ietadm: a root-only UNIX socket (SO_PEERCRED uid 0), the
+ * request/response protocol of ctl_proto.h, and a table of operations.
+ */
+#ifndef IET_USR_CTL_H
+#define IET_USR_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl_proto.h"
+#include "loop.h"
+#include "model.h"
+#include "text.h"
+
+struct ctl_client;
+
+struct ctl {
+	struct watch w;
+	struct loop *loop;
+	const struct config *cfg;
+	char path[108];
+	struct ctl_client *clients;
+};
+
+/*
+ * Create the socket (its directory 0700, the socket 0600). Refuses if
+ * another ietd answers on it; removes a stale one.
+ */
+int ctl_open(struct ctl *c, struct loop *loop, const struct config *cfg,
+	     const char *path, char *err, size_t errlen);
+void ctl_close(struct ctl *c);
+/* Drop clients that have not finished their request in time. */
+void ctl_tick(struct ctl *c, uint64_t now);
+
+/*
+ * Run one request: output lines go to out, a failure returns a negative
+ * errno with err saying why in one line.
+ */
+int ctl_handle(const struct config *cfg, const struct ctl_req *req,
+	       struct textbuf *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Discovery sessions after login, served by ietd itself: Text Requests
+ * with SendTargets (RFC 7143 Appendix C), Logout, NOP-Out; anything else
+ * gets a Reject. Pure: PDU in, PDU out; conn.c moves the bytes.
+ */
+#ifndef IET_USR_DISCOVERY_H
+#define IET_USR_DISCOVERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "login.h"
+#include "model.h"
+#include "text.h"
+
+enum disc_result {
+	DISC_REPLY,		/* send *out, read on */
+	DISC_NOTHING,		/* no answer needed, read on */
+	DISC_REPLY_CLOSE,	/* send *out, then close (logout) */
+	DISC_CLOSE,		/* close at once */
+};
+
+struct disc;
+
+struct disc *disc_new(const struct config *cfg, const struct login_outcome *o,
+		      const struct sockaddr_storage *local);
+void disc_free(struct disc *d);
+
+/* The largest data segment we accept, as declared at login. */
+size_t disc_max_dsl(const struct disc *d);
+
+/*
+ * One PDU of the full feature phase; dlen must equal its DataSegmentLength
+ * (a caller that refused to read an oversized segment passes 0, and the
+ * connection is closed). *out is valid until the next call.
+ */
+enum disc_result disc_pdu(struct disc *d, const uint8_t *bhs,
+			  const uint8_t *data, size_t dlen,
+			  struct pdu_out *out);
+const char *disc_error(const struct disc *d);
+
+/*
+ * The answer to SendTargets=<what> seen through the local address of the
+ * connection: "All" lists every target, a name lists that target, an empty
+ * value nothing (it names the session's target only in normal sessions).
+ */
+int sendtargets(const struct config *cfg, const char *what,
+		const struct sockaddr_storage *local, struct textbuf *out);
+/* "192.0.2.1:3260,1" or "[2001:db8::1]:3260,1" */
+int format_portal(const struct sockaddr_storage *ss, char *buf, size_t len);
+
+#endif

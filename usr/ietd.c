@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ietd: options, start-up order, signals and the main loop. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "conn.h"
+#include "ctl.h"
+#include "daemon.h"
+#include "kernel.h"
+#include "log.h"
+#include "loop.h"
+#include "portal.h"
+#include "reconcile.h"
+#include "registry.h"
+#include "version.h"
+
+struct ietd {
+	struct loop loop;
+	struct config cfg;
+	struct registry reg;
+	struct server srv;
+	struct portals portals;
+	struct ctl ctl;
+	struct watch sig;
+	struct watch kev;
+};
+
+struct options {
+	const char *config;
+	bool foreground;
+	int debug;
+	const char *uid, *gid;
+	const char *address;
+	uint16_t port;
+	const char *pidfile;
+	const char *socket;
+	bool check;
+};
+
+enum { OPT_PIDFILE = 256, OPT_SOCKET, OPT_CHECK, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "foreground", no_argument, NULL, 'f' },
+	{ "debug", required_argument, NULL, 'd' },
+	{ "uid", required_argument, NULL, 'u' },
+	{ "gid", required_argument, NULL, 'g' },
+	{ "address", required_argument, NULL, 'a' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: ietd [OPTION]...\n"
+"iSCSI target daemon: logins, discovery and configuration for iscsi_trgt.\n"
+"\n"
+"  -c, --config=FILE     configuration (default %s,\n"
+"                        else %s)\n"
+"  -f, --foreground      stay in the foreground, log to stderr\n"
+"  -d, --debug=LEVEL     debug messages: 1 debug, 2 trace\n"
+"  -u, --uid=UID         run as this user (keeping CAP_NET_ADMIN)\n"
+"  -g, --gid=GID         run as this group\n"
+"  -a, --address=ADDR    listen on ADDR only (default: all IPv4 and IPv6)\n"
+"  -p, --port=PORT       listen on PORT (default %d)\n"
+"      --pidfile=FILE    write the process id to FILE\n"
+"      --socket=PATH     ietadm socket (default %s)\n"
+"      --check           check the configuration and exit\n"
+"      --version         print the version and exit\n"
+"  -h, --help            print this help and exit\n",
+		CONFIG_PATH, CONFIG_PATH_OLD, ISCSI_PORT, CTL_SOCKET_PATH);
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	char *end;
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->port = ISCSI_PORT;
+	o->socket = CTL_SOCKET_PATH;
+	while ((c = getopt_long(argc, argv, "c:fd:u:g:a:p:h", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'f':
+			o->foreground = true;
+			break;
+		case 'd':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 0 || v > 9) {
+				fprintf(stderr, "ietd: --debug: \"%s\" is not a level 0..9\n",
+					optarg);
+				return -1;
+			}
+			o->debug = v;
+			break;
+		case 'u':
+			o->uid = optarg;
+			break;
+		case 'g':
+			o->gid = optarg;
+			break;
+		case 'a':
+			o->address = optarg;
+			break;
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 65535) {
+				fprintf(stderr, "ietd: --port: \"%s\" is not a port 1..65535\n",
+					optarg);
+				return -1;
+			}
+			o->port = v;
+			break;
+		case OPT_PIDFILE:
+			o->pidfile = optarg;
+			break;
+		case OPT_SOCKET:
+			o->socket = optarg;
+			break;
+		case OPT_CHECK:
+			o->check = true;
+			break;
+		case OPT_VERSION:
+			printf("ietd %s\n", IET_VERSION);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ietd: unexpected argument \"%s\"\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static void on_signal(struct watch *w, uint32_t events)
+{
+	struct ietd *d = container_of(w, struct ietd, sig);
+	struct signalfd_siginfo si;
+
+	(void)events;
+	if (read(w->fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (si.ssi_signo == SIGHUP) {
+		log_warn("SIGHUP: reloading is not supported yet; configuration unchanged");
+		return;
+	}
+	log_info("signal %u: stopping; targets and sessions stay in the kernel",
+		 si.ssi_signo);
+	loop_stop(&d->loop);
+}
+
+static void on_kevent(const struct kevent *ev, void *arg)
+{
+	struct ietd *d = arg;
+
+	log_dbg(1, "kernel: %s closed, tid %u sid %llu cid %u",
+		ev->type == KEVENT_SESSION_CLOSED ? "session" : "connection",
+		ev->tid, (unsigned long long)ev->sid, ev->cid);
+	registry_event(&d->reg, ev);
+}
+
+static void on_kernel(struct watch *w, uint32_t events)
+{
+	struct ietd *d = container_of(w, struct ietd, kev);
+	int ret;
+
+	(void)events;
+	ret = kernel_events(on_kevent, d);
+	if (ret == -ENOBUFS) {
+		struct kstate st;
+
+		/* Events were lost: read the sessions back instead. */
+		log_warn("kernel events lost; re-reading the kernel's sessions");
+		ret = kernel_dump(&st);
+		if (!ret) {
+			ret = registry_learn(&d->reg, &st);
+			kstate_free(&st);
+		}
+	}
+	if (ret < 0)
+		log_peer(LOG_ERR, "reading kernel events: %s%s%s",
+			 strerror(-ret), *kernel_errmsg() ? ": " : "",
+			 kernel_errmsg());
+}
+
+static void on_tick(void *arg, uint64_t now)
+{
+	struct ietd *d = arg;
+
+	server_tick(&d->srv, now);
+	ctl_tick(&d->ctl, now);
+}
+
+static int watch_signals(struct ietd *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	d->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->sig.fd < 0)
+		return -errno;
+	d->sig.fn = on_signal;
+	return loop_add(&d->loop, &d->sig, EPOLLIN);
+}
+
+/* Everything between reading the configuration and serving. */
+static int start(struct ietd *d, const struct options *o, uid_t uid,
+		 gid_t gid)
+{
+	struct kstate st;
+	char err[1024];
+	int ret;
+
+	ret = kernel_open();
+	if (ret) {
+		log_err("cannot reach the iscsi_trgt kernel module: %s: %s",
+			strerror(-ret), *kernel_errmsg() ? kernel_errmsg() :
+			"is it loaded (modprobe iscsi_trgt)?");
+		return ret;
+	}
+	memset(&st, 0, sizeof(st));
+	ret = kernel_dump(&st);
+	if (ret) {
+		log_err("reading the kernel's state: %s%s%s", strerror(-ret),
+			*kernel_errmsg() ? ": " : "", kernel_errmsg());
+		return ret;
+	}
+	ret = reconcile(&d->cfg, &st, err, sizeof(err));
+	if (!ret)
+		ret = registry_learn(&d->reg, &st);
+	kstate_free(&st);
+	if (ret) {
+		log_err("%s", ret == -ENOMEM ? "out of memory" : err);
+		return ret;
+	}
+	if (d->reg.nr)
+		log_info("%zu sessions already in the kernel", d->reg.nr);
+
+	ret = loop_init(&d->loop);
+	if (ret) {
+		log_err("epoll: %s", strerror(-ret));
+		return ret;
+	}
+	server_init(&d->srv, &d->loop, &d->cfg, &d->reg);
+	d->srv.statsn_seed = (uint32_t)time(NULL) * 2654435761u;
+	ret = portals_open(&d->portals, &d->loop, o->address, o->port,
+			   server_accept, &d->srv, err, sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		return ret;
+	}
+	ret = ctl_open(&d->ctl, &d->loop, &d->cfg, o->socket, err,
+		       sizeof(err));
+	if (ret) {
+		log_err("ietadm socket: %s", err);
+		return ret;
+	}
+	d->kev.fd = kernel_event_fd();
+	d->kev.fn = on_kernel;
+	ret = d->kev.fd < 0 ? d->kev.fd : loop_add(&d->loop, &d->kev, EPOLLIN);
+	if (ret) {
+		log_err("watching kernel events: %s", strerror(-ret));
+		return ret;
+	}
+	ret = watch_signals(d);
+	if (ret) {
+		log_err("signals: %s", strerror(-ret));
+		return ret;
+	}
+	loop_set_tick(&d->loop, 1000, on_tick, d);
+	if (o->pidfile) {
+		ret = pidfile_write(o->pidfile, err, sizeof(err));
+		if (ret) {
+			log_err("pid file: %s", err);
+			return ret;
+		}
+	}
+	ret = drop_privileges(o->uid != NULL, uid, o->uid || o->gid, gid, err,
+			      sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		return ret;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ietd d;
+	struct options o;
+	const char *path;
+	char err[1024];
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int ready = -1, ret;
+
+	if (parse_options(argc, argv, &o))
+		return 2;
+	log_init("ietd", LOG_SINK_STDERR, o.debug);
+	signal(SIGPIPE, SIG_IGN);
+
+	path = o.config ? o.config : config_default_path();
+	if (config_load(path, &d.cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (o.check) {
+		printf("%s: %zu target%s, configuration OK\n", path,
+		       d.cfg.nr_targets, d.cfg.nr_targets == 1 ? "" : "s");
+		config_free(&d.cfg);
+		return 0;
+	}
+	if (o.uid && lookup_uid(o.uid, &uid, &gid)) {
+		fprintf(stderr, "ietd: --uid: no user \"%s\"\n", o.uid);
+		return 1;
+	}
+	if (o.gid && lookup_gid(o.gid, &gid)) {
+		fprintf(stderr, "ietd: --gid: no group \"%s\"\n", o.gid);
+		return 1;
+	}
+	registry_init(&d.reg);
+	d.loop.epfd = -1;
+	d.ctl.w.fd = -1;
+	if (!o.foreground) {
+		ready = daemon_start();
+		if (ready < 0) {
+			fprintf(stderr, "ietd: fork: %s\n", strerror(errno));
+			return 1;
+		}
+		/* Start-up errors still reach the terminal that started us. */
+		log_set_sinks(LOG_SINK_STDERR | LOG_SINK_SYSLOG);
+	}
+
+	ret = start(&d, &o, uid, gid);
+	if (ret) {
+		daemon_ready(ready, 1);
+		return 1;
+	}
+	log_info("ietd %s serving %zu targets on port %u", IET_VERSION,
+		 d.cfg.nr_targets, o.port);
+	if (!o.foreground) {
+		daemon_ready(ready, 0);
+		log_set_sinks(LOG_SINK_SYSLOG);
+	}
+
+	ret = loop_run(&d.loop);
+	if (ret)
+		log_err("event loop: %s", strerror(-ret));
+
+	/* Stop listening; what the kernel holds outlives us. */
+	portals_close(&d.portals);
+	ctl_close(&d.ctl);
+	server_close_all(&d.srv);
+	kernel_close();
+	if (o.pidfile)
+		unlink(o.pidfile);
+	registry_free(&d.reg);
+	config_free(&d.cfg);
+	loop_close(&d.loop);
+	return ret ? 1 : 0;
+}

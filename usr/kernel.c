@@ -1,0 +1,718 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The only netlink speaker of ietd: requests, dumps and events of iscsi_trgt. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <libmnl/libmnl.h>
+
+#include "kernel.h"
+
+#define BUF_SIZE	(64 * 1024)
+
+static struct {
+	struct mnl_socket *req;	/* requests and their answers */
+	struct mnl_socket *ev;	/* the events group */
+	uint16_t family;
+	uint32_t mcgrp;
+	unsigned int seq;
+	char errmsg[256];
+} k;
+
+const char *kernel_errmsg(void)
+{
+	return k.errmsg;
+}
+
+/* A callback for the data messages of one request, with its context. */
+struct answer {
+	mnl_cb_t fn;
+	void *arg;
+};
+
+static int ctl_error(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	size_t off = sizeof(*e);
+	struct nlattr *attr;
+
+	(void)data;
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (!e->error)
+		return MNL_CB_STOP;
+	/* Extended ack attributes follow the original header when capped. */
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += e->msg.nlmsg_len - sizeof(e->msg);
+		mnl_attr_for_each(attr, nlh, off) {
+			if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
+			    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+				snprintf(k.errmsg, sizeof(k.errmsg), "%s",
+					 mnl_attr_get_str(attr));
+		}
+	}
+	errno = -e->error;
+	return MNL_CB_ERROR;
+}
+
+static int ctl_done(const struct nlmsghdr *nlh, void *data)
+{
+	(void)data;
+	/* A dump that failed part way reports the error in DONE. */
+	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int)) {
+		int err = *(int *)mnl_nlmsg_get_payload(nlh);
+
+		if (err < 0) {
+			errno = -err;
+			return MNL_CB_ERROR;
+		}
+	}
+	return MNL_CB_STOP;
+}
+
+static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
+	[NLMSG_ERROR] = ctl_error,
+	[NLMSG_DONE] = ctl_done,
+};
+
+static struct nlmsghdr *msg_start(void *buf, uint16_t type, uint8_t cmd,
+				  uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = ++k.seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = IET_GENL_VERSION;
+	return nlh;
+}
+
+/* Send one request and read until its ack, error or end of dump. */
+static int transact(struct nlmsghdr *nlh, mnl_cb_t fn, void *arg)
+{
+	static char buf[BUF_SIZE];
+	unsigned int portid = mnl_socket_get_portid(k.req);
+	ssize_t n;
+	int ret;
+
+	k.errmsg[0] = '\0';
+	if (mnl_socket_sendto(k.req, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	do {
+		n = mnl_socket_recvfrom(k.req, buf, sizeof(buf));
+		if (n < 0)
+			return -errno;
+		ret = mnl_cb_run2(buf, n, nlh->nlmsg_seq, portid, fn, arg,
+				  ctl_cbs, NLMSG_MIN_TYPE);
+	} while (ret == MNL_CB_OK);
+	return ret == MNL_CB_ERROR ? -errno : 0;
+}
+
+/* Generic netlink controller: our family's id and events group. */
+static int family_attr(const struct nlattr *attr, void *data)
+{
+	const struct nlattr *grp, *a;
+
+	(void)data;
+	switch (mnl_attr_get_type(attr)) {
+	case CTRL_ATTR_FAMILY_ID:
+		if (mnl_attr_validate(attr, MNL_TYPE_U16) == 0)
+			k.family = mnl_attr_get_u16(attr);
+		break;
+	case CTRL_ATTR_MCAST_GROUPS:
+		mnl_attr_for_each_nested(grp, attr) {
+			const char *name = NULL;
+			uint32_t id = 0;
+
+			mnl_attr_for_each_nested(a, grp) {
+				if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME &&
+				    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0)
+					name = mnl_attr_get_str(a);
+				if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_ID &&
+				    mnl_attr_validate(a, MNL_TYPE_U32) == 0)
+					id = mnl_attr_get_u32(a);
+			}
+			if (name && !strcmp(name, IET_GENL_MCGRP_EVENTS))
+				k.mcgrp = id;
+		}
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int family_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr,
+			      data);
+}
+
+static int resolve_family(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_type = GENL_ID_CTRL;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++k.seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, IET_GENL_NAME);
+	return transact(nlh, family_msg, NULL);
+}
+
+static struct mnl_socket *open_socket(void)
+{
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+	int one = 1;
+
+	if (!nl)
+		return NULL;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		int err = errno;
+
+		mnl_socket_close(nl);
+		errno = err;
+		return NULL;
+	}
+	/* Best effort: kernels without extended acks still work. */
+	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
+	return nl;
+}
+
+int kernel_open(void)
+{
+	int ret, fd;
+
+	k.req = open_socket();
+	if (!k.req)
+		return -errno;
+	ret = resolve_family();
+	if (ret < 0) {
+		if (ret == -ENOENT)
+			snprintf(k.errmsg, sizeof(k.errmsg),
+				 "generic netlink family %s not found: is iscsi_trgt loaded?",
+				 IET_GENL_NAME);
+		goto fail;
+	}
+	if (!k.mcgrp) {
+		ret = -ENOENT;
+		snprintf(k.errmsg, sizeof(k.errmsg), "no events group");
+		goto fail;
+	}
+	k.ev = open_socket();
+	if (!k.ev) {
+		ret = -errno;
+		goto fail;
+	}
+	if (mnl_socket_setsockopt(k.ev, NETLINK_ADD_MEMBERSHIP, &k.mcgrp,
+				  sizeof(k.mcgrp)) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	fd = mnl_socket_get_fd(k.ev);
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	return 0;
+fail:
+	kernel_close();
+	return ret;
+}
+
+void kernel_close(void)
+{
+	if (k.ev)
+		mnl_socket_close(k.ev);
+	if (k.req)
+		mnl_socket_close(k.req);
+	k.ev = NULL;
+	k.req = NULL;
+}
+
+int kernel_event_fd(void)
+{
+	return k.ev ? mnl_socket_get_fd(k.ev) : -1;
+}
+
+/* Attribute tables: the index of each attribute of one nesting level. */
+static int table_attr(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = ((const struct nlattr ***)data)[0];
+	uintptr_t max = (uintptr_t)((void **)data)[1];
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type <= max)
+		tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static void parse_msg(const struct nlmsghdr *nlh, const struct nlattr **tb)
+{
+	void *ctx[2] = { tb, (void *)(uintptr_t)IET_A_MAX };
+
+	memset(tb, 0, sizeof(*tb) * (IET_A_MAX + 1));
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), table_attr, ctx);
+}
+
+static void parse_nest(const struct nlattr *nest, const struct nlattr **tb,
+		       uintptr_t max)
+{
+	void *ctx[2] = { tb, (void *)max };
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	mnl_attr_parse_nested(nest, table_attr, ctx);
+}
+
+static uint32_t get_u32(const struct nlattr *attr)
+{
+	return attr && mnl_attr_validate(attr, MNL_TYPE_U32) == 0 ?
+		mnl_attr_get_u32(attr) : 0;
+}
+
+static uint64_t get_u64(const struct nlattr *attr)
+{
+	return attr && mnl_attr_validate(attr, MNL_TYPE_U64) == 0 ?
+		mnl_attr_get_u64(attr) : 0;
+}
+
+static void get_str(const struct nlattr *attr, char *dst, size_t size)
+{
+	dst[0] = '\0';
+	if (attr && mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+		snprintf(dst, size, "%s", mnl_attr_get_str(attr));
+}
+
+static void get_u32_array(const struct nlattr *nest, uint32_t *vals,
+			  unsigned int max)
+{
+	const struct nlattr *tb[64] = { NULL };
+	unsigned int i;
+
+	if (!nest || max >= 64)
+		return;
+	parse_nest(nest, tb, max);
+	for (i = 1; i <= max; i++)
+		if (tb[i])
+			vals[i] = get_u32(tb[i]);
+}
+
+static void get_stats(const struct nlattr *nest, struct kstats *st)
+{
+	const struct nlattr *tb[IET_STAT_MAX + 1];
+
+	memset(st, 0, sizeof(*st));
+	if (!nest)
+		return;
+	parse_nest(nest, tb, IET_STAT_MAX);
+	st->cmds = get_u64(tb[IET_STAT_CMDS]);
+	st->read_bytes = get_u64(tb[IET_STAT_READ_BYTES]);
+	st->write_bytes = get_u64(tb[IET_STAT_WRITE_BYTES]);
+	st->errors = get_u64(tb[IET_STAT_ERRORS]);
+}
+
+static void get_addr(const struct nlattr *addr, const struct nlattr *port,
+		     struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (!addr || !port || mnl_attr_validate(port, MNL_TYPE_U16))
+		return;
+	if (mnl_attr_get_payload_len(addr) == 4) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, mnl_attr_get_payload(addr), 4);
+		sin->sin_port = htons(mnl_attr_get_u16(port));
+	} else if (mnl_attr_get_payload_len(addr) == 16) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, mnl_attr_get_payload(addr), 16);
+		sin6->sin6_port = htons(mnl_attr_get_u16(port));
+	}
+}
+
+static void put_u32_array(struct nlmsghdr *nlh, uint16_t type,
+			  const uint32_t *vals, unsigned int max)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	if (!vals)
+		return;
+	nest = mnl_attr_nest_start(nlh, type);
+	for (i = 1; i <= max; i++)
+		mnl_attr_put_u32(nlh, i, vals[i]);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static int tid_reply(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+
+	parse_msg(nlh, tb);
+	if (tb[IET_A_TID])
+		*(uint32_t *)data = get_u32(tb[IET_A_TID]);
+	return MNL_CB_OK;
+}
+
+int kernel_target_new(uint32_t *tid, const char *name, const uint32_t *tparams,
+		      const uint32_t *keys)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_TARGET_NEW,
+					 NLM_F_ACK);
+
+	if (*tid)
+		mnl_attr_put_u32(nlh, IET_A_TID, *tid);
+	mnl_attr_put_strz(nlh, IET_A_TARGET_NAME, name);
+	put_u32_array(nlh, IET_A_TARGET_PARAMS, tparams, IET_TP_MAX);
+	put_u32_array(nlh, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
+	return transact(nlh, tid_reply, tid);
+}
+
+int kernel_target_set(uint32_t tid, const uint32_t *tparams,
+		      const uint32_t *keys)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_TARGET_SET,
+					 NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	put_u32_array(nlh, IET_A_TARGET_PARAMS, tparams, IET_TP_MAX);
+	put_u32_array(nlh, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
+	return transact(nlh, NULL, NULL);
+}
+
+int kernel_target_del(uint32_t tid)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_TARGET_DEL,
+					 NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	return transact(nlh, NULL, NULL);
+}
+
+int kernel_lun_new(uint32_t tid, const struct lun_conf *lun)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_LUN_NEW,
+					 NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	mnl_attr_put_u32(nlh, IET_A_LUN, lun->lun);
+	mnl_attr_put_u32(nlh, IET_A_LUN_TYPE, lun->type);
+	if (lun->path[0])
+		mnl_attr_put_strz(nlh, IET_A_LUN_PATH, lun->path);
+	if (lun->iomode)
+		mnl_attr_put_u32(nlh, IET_A_LUN_IOMODE, lun->iomode);
+	if (lun->scsi_id[0])
+		mnl_attr_put_strz(nlh, IET_A_LUN_SCSI_ID, lun->scsi_id);
+	if (lun->scsi_sn[0])
+		mnl_attr_put_strz(nlh, IET_A_LUN_SCSI_SN, lun->scsi_sn);
+	if (lun->block_size)
+		mnl_attr_put_u32(nlh, IET_A_LUN_BLOCK_SIZE, lun->block_size);
+	if (lun->blocks)
+		mnl_attr_put_u64(nlh, IET_A_LUN_BLOCKS, lun->blocks);
+	return transact(nlh, NULL, NULL);
+}
+
+int kernel_lun_del(uint32_t tid, uint32_t lun)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_LUN_DEL,
+					 NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	mnl_attr_put_u32(nlh, IET_A_LUN, lun);
+	return transact(nlh, NULL, NULL);
+}
+
+int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
+		       uint32_t exp_cmdsn, const uint32_t *keys)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_SESSION_NEW,
+					 NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	mnl_attr_put_u64(nlh, IET_A_SID, sid);
+	mnl_attr_put_strz(nlh, IET_A_INITIATOR_NAME, initiator);
+	mnl_attr_put_u32(nlh, IET_A_EXP_CMDSN, exp_cmdsn);
+	put_u32_array(nlh, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
+	return transact(nlh, NULL, NULL);
+}
+
+int kernel_session_del(uint32_t tid, uint64_t sid)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_SESSION_DEL,
+					 NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	mnl_attr_put_u64(nlh, IET_A_SID, sid);
+	return transact(nlh, NULL, NULL);
+}
+
+int kernel_conn_new(uint32_t tid, uint64_t sid, uint16_t cid, int fd,
+		    uint32_t statsn, const uint32_t *keys)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_CONN_NEW,
+					 NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	mnl_attr_put_u64(nlh, IET_A_SID, sid);
+	mnl_attr_put_u32(nlh, IET_A_CID, cid);
+	mnl_attr_put_u32(nlh, IET_A_CONN_FD, (uint32_t)fd);
+	mnl_attr_put_u32(nlh, IET_A_STATSN, statsn);
+	put_u32_array(nlh, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
+	return transact(nlh, NULL, NULL);
+}
+
+int kernel_conn_del(uint32_t tid, uint64_t sid, uint16_t cid)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_CONN_DEL,
+					 NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	mnl_attr_put_u64(nlh, IET_A_SID, sid);
+	mnl_attr_put_u32(nlh, IET_A_CID, cid);
+	return transact(nlh, NULL, NULL);
+}
+
+/* Grow an array by one zeroed element; NULL when out of memory. */
+static void *push(void *arr, size_t *nr, size_t size)
+{
+	char *p = realloc(arr, (*nr + 1) * size);
+
+	if (!p)
+		return NULL;
+	memset(p + *nr * size, 0, size);
+	(*nr)++;
+	return p;
+}
+
+static int target_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct kstate *st = data;
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct ktarget *t, *arr;
+
+	parse_msg(nlh, tb);
+	if (!tb[IET_A_TID])
+		return MNL_CB_OK;
+	arr = push(st->targets, &st->nr_targets, sizeof(*arr));
+	if (!arr) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	st->targets = arr;
+	t = &arr[st->nr_targets - 1];
+	t->tid = get_u32(tb[IET_A_TID]);
+	get_str(tb[IET_A_TARGET_NAME], t->name, sizeof(t->name));
+	get_u32_array(tb[IET_A_TARGET_PARAMS], t->tparams, IET_TP_MAX);
+	get_u32_array(tb[IET_A_SESSION_PARAMS], t->keys, IET_KEY_MAX);
+	return MNL_CB_OK;
+}
+
+static int lun_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct ktarget *t = data;
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct klun *arr, *l;
+
+	parse_msg(nlh, tb);
+	if (!tb[IET_A_LUN])
+		return MNL_CB_OK;
+	arr = push(t->luns, &t->nr_luns, sizeof(*arr));
+	if (!arr) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	t->luns = arr;
+	l = &arr[t->nr_luns - 1];
+	l->conf.lun = get_u32(tb[IET_A_LUN]);
+	l->conf.type = get_u32(tb[IET_A_LUN_TYPE]);
+	l->conf.iomode = get_u32(tb[IET_A_LUN_IOMODE]);
+	get_str(tb[IET_A_LUN_PATH], l->conf.path, sizeof(l->conf.path));
+	get_str(tb[IET_A_LUN_SCSI_ID], l->conf.scsi_id,
+		sizeof(l->conf.scsi_id));
+	get_str(tb[IET_A_LUN_SCSI_SN], l->conf.scsi_sn,
+		sizeof(l->conf.scsi_sn));
+	l->conf.block_size = get_u32(tb[IET_A_LUN_BLOCK_SIZE]);
+	l->conf.blocks = get_u64(tb[IET_A_LUN_BLOCKS]);
+	get_stats(tb[IET_A_STATS], &l->stats);
+	return MNL_CB_OK;
+}
+
+static int conn_attr(const struct nlattr *attr, struct ksession *s)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct kconn *arr, *c;
+
+	if (mnl_attr_get_type(attr) != IET_A_CONN)
+		return 0;
+	parse_nest(attr, tb, IET_A_MAX);
+	arr = push(s->conns, &s->nr_conns, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	s->conns = arr;
+	c = &arr[s->nr_conns - 1];
+	c->cid = (uint16_t)get_u32(tb[IET_A_CID]);
+	c->state = get_u32(tb[IET_A_CONN_STATE]);
+	get_addr(tb[IET_A_PEER_ADDR], tb[IET_A_PEER_PORT], &c->peer);
+	get_addr(tb[IET_A_LOCAL_ADDR], tb[IET_A_LOCAL_PORT], &c->local);
+	get_u32_array(tb[IET_A_SESSION_PARAMS], c->keys, IET_KEY_MAX);
+	return 0;
+}
+
+static int session_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct ktarget *t = data;
+	const struct nlattr *tb[IET_A_MAX + 1];
+	const struct nlattr *attr;
+	struct ksession *arr, *s;
+
+	parse_msg(nlh, tb);
+	if (!tb[IET_A_SID])
+		return MNL_CB_OK;
+	arr = push(t->sessions, &t->nr_sessions, sizeof(*arr));
+	if (!arr) {
+		errno = ENOMEM;
+		return MNL_CB_ERROR;
+	}
+	t->sessions = arr;
+	s = &arr[t->nr_sessions - 1];
+	s->sid = get_u64(tb[IET_A_SID]);
+	get_str(tb[IET_A_INITIATOR_NAME], s->initiator, sizeof(s->initiator));
+	get_u32_array(tb[IET_A_SESSION_PARAMS], s->keys, IET_KEY_MAX);
+	get_stats(tb[IET_A_STATS], &s->stats);
+	if (tb[IET_A_CONNS]) {
+		mnl_attr_for_each_nested(attr, tb[IET_A_CONNS]) {
+			if (conn_attr(attr, s) < 0) {
+				errno = ENOMEM;
+				return MNL_CB_ERROR;
+			}
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static int dump_of(uint8_t cmd, uint32_t tid, mnl_cb_t fn, void *arg)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = msg_start(buf, k.family, cmd, NLM_F_DUMP);
+
+	if (tid)
+		mnl_attr_put_u32(nlh, IET_A_TID, tid);
+	return transact(nlh, fn, arg);
+}
+
+int kernel_dump(struct kstate *st)
+{
+	size_t i;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	ret = dump_of(IET_CMD_TARGET_GET, 0, target_msg, st);
+	for (i = 0; !ret && i < st->nr_targets; i++) {
+		struct ktarget *t = &st->targets[i];
+
+		ret = dump_of(IET_CMD_LUN_GET, t->tid, lun_msg, t);
+		if (!ret)
+			ret = dump_of(IET_CMD_SESSION_GET, t->tid, session_msg,
+				      t);
+		/* A target deleted between the dumps simply has no objects. */
+		if (ret == -ENOENT)
+			ret = 0;
+	}
+	if (ret)
+		kstate_free(st);
+	return ret;
+}
+
+void kstate_free(struct kstate *st)
+{
+	size_t i, j;
+
+	for (i = 0; i < st->nr_targets; i++) {
+		struct ktarget *t = &st->targets[i];
+
+		for (j = 0; j < t->nr_sessions; j++)
+			free(t->sessions[j].conns);
+		free(t->sessions);
+		free(t->luns);
+	}
+	free(st->targets);
+	memset(st, 0, sizeof(*st));
+}
+
+struct event_ctx {
+	kevent_fn fn;
+	void *arg;
+};
+
+static int event_msg(const struct nlmsghdr *nlh, void *data)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct event_ctx *ctx = data;
+	struct kevent ev = { 0 };
+
+	if (nlh->nlmsg_type != k.family)
+		return MNL_CB_OK;
+	if (g->cmd == IET_CMD_CONN_CLOSED)
+		ev.type = KEVENT_CONN_CLOSED;
+	else if (g->cmd == IET_CMD_SESSION_CLOSED)
+		ev.type = KEVENT_SESSION_CLOSED;
+	else
+		return MNL_CB_OK;
+	parse_msg(nlh, tb);
+	ev.tid = get_u32(tb[IET_A_TID]);
+	ev.sid = get_u64(tb[IET_A_SID]);
+	ev.cid = (uint16_t)get_u32(tb[IET_A_CID]);
+	ctx->fn(&ev, ctx->arg);
+	return MNL_CB_OK;
+}
+
+int kernel_events(kevent_fn fn, void *arg)
+{
+	static char buf[BUF_SIZE];
+	struct event_ctx ctx = { fn, arg };
+	ssize_t n;
+
+	for (;;) {
+		n = recv(mnl_socket_get_fd(k.ev), buf, sizeof(buf),
+			 MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			/*
+			 * ENOBUFS: events were lost. The caller must
+			 * resynchronise with a dump.
+			 */
+			return -errno;
+		}
+		if (mnl_cb_run(buf, n, 0, 0, event_msg, &ctx) == MNL_CB_ERROR)
+			return -errno;
+	}
+}

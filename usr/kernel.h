@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The facade over the iscsi_trgt generic netlink family. kernel.c is the only
+ * file of ietd that speaks netlink; tests link a fake with the same API.
+ * Every call returns 0 or a negative errno; *err gets the kernel's extended
+ * ack message when there is one.
+ */
+#ifndef IET_USR_KERNEL_H
+#define IET_USR_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "model.h"
+
+/* One connection as the kernel reports it. */
+struct kconn {
+	uint16_t cid;
+	uint32_t state;			/* enum iet_conn_state */
+	struct sockaddr_storage peer;
+	struct sockaddr_storage local;
+	uint32_t keys[IET_KEY_COUNT];	/* connection-scoped keys */
+};
+
+struct ksession {
+	uint64_t sid;
+	char initiator[IET_NAME_MAX + 1];
+	uint32_t keys[IET_KEY_COUNT];
+	struct kstats stats;
+	struct kconn *conns;
+	size_t nr_conns;
+};
+
+struct klun {
+	struct lun_conf conf;
+	struct kstats stats;
+};
+
+struct ktarget {
+	uint32_t tid;
+	char name[IET_NAME_MAX + 1];
+	uint32_t tparams[IET_TP_COUNT];
+	uint32_t keys[IET_KEY_COUNT];
+	struct klun *luns;
+	size_t nr_luns;
+	struct ksession *sessions;
+	size_t nr_sessions;
+};
+
+/* Everything the kernel holds, read back in one go. */
+struct kstate {
+	struct ktarget *targets;
+	size_t nr_targets;
+};
+
+/* Events from the kernel's multicast group. */
+enum kevent_type {
+	KEVENT_CONN_CLOSED,
+	KEVENT_SESSION_CLOSED,
+};
+
+struct kevent {
+	enum kevent_type type;
+	uint32_t tid;
+	uint64_t sid;
+	uint16_t cid;
+};
+
+typedef void (*kevent_fn)(const struct kevent *ev, void *arg);
+
+/* Open the family and subscribe to events; fails if the module is absent. */
+int kernel_open(void);
+void kernel_close(void);
+/* A descriptor that becomes readable when events are pending. */
+int kernel_event_fd(void);
+/* Read pending events without blocking and hand each to fn. */
+int kernel_events(kevent_fn fn, void *arg);
+
+/* *tid == 0 asks the kernel for the next free tid; the tid used comes back. */
+int kernel_target_new(uint32_t *tid, const char *name, const uint32_t *tparams,
+		      const uint32_t *keys);
+int kernel_target_set(uint32_t tid, const uint32_t *tparams,
+		      const uint32_t *keys);
+int kernel_target_del(uint32_t tid);
+
+int kernel_lun_new(uint32_t tid, const struct lun_conf *lun);
+int kernel_lun_del(uint32_t tid, uint32_t lun);
+
+int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
+		       uint32_t exp_cmdsn, const uint32_t *keys);
+int kernel_session_del(uint32_t tid, uint64_t sid);
+
+/* Hands a logged-in socket to the kernel; the caller still closes fd. */
+int kernel_conn_new(uint32_t tid, uint64_t sid, uint16_t cid, int fd,
+		    uint32_t statsn, const uint32_t *keys);
+int kernel_conn_del(uint32_t tid, uint64_t sid, uint16_t cid);
+
+int kernel_dump(struct kstate *st);
+void kstate_free(struct kstate *st);
+
+/* The kernel's last extended-ack message, or "" */
+const char *kernel_errmsg(void);
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The login phase of one connection (RFC 7143 sections 6 and 11.12-11.13)
+ * as a pure state machine: a Login Request PDU in, a Login Response PDU
+ * out. No sockets here: conn.c moves the bytes, handoff.c calls the kernel.
+ */
+#ifndef IET_USR_LOGIN_H
+#define IET_USR_LOGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "pdu.h"
+#include "registry.h"
+
+#define TPGT		1	/* the one portal group ietd has */
+
+/* A PDU to send: its data points into the producer's buffer. */
+struct pdu_out {
+	uint8_t bhs[BHS_LEN];
+	const uint8_t *data;
+	size_t dlen;
+};
+
+struct login_env {
+	const struct config *cfg;
+	struct registry *reg;
+};
+
+enum login_result {
+	LOGIN_CONTINUE,		/* send the response, read the next request */
+	LOGIN_DONE,		/* send the final response, then hand over */
+	LOGIN_FAILED,		/* send the reject response, then close */
+	LOGIN_DROP,		/* close without a response */
+};
+
+/* What a successful login decided. */
+struct login_outcome {
+	bool discovery;
+	bool leading;
+	uint32_t tid;			/* 0 for discovery */
+	uint64_t sid;
+	uint16_t cid;
+	char initiator[IET_NAME_MAX + 1];
+	uint32_t exp_cmdsn;		/* the login request's CmdSN */
+	uint32_t statsn;		/* the StatSN after the final response */
+	uint32_t keys[IET_KEY_COUNT];	/* negotiated, for the kernel */
+	uint32_t queued_cmds;		/* the target's CmdSN window */
+	/* the TSIH reservation of a new session, owned by the caller now */
+	struct reg_session *reserved;
+};
+
+struct login;
+
+/* statsn: the StatSN of the first response (any value, RFC 7143 11.13.4). */
+struct login *login_new(const struct login_env *env, uint32_t statsn);
+void login_free(struct login *l);
+
+/*
+ * One request: its BHS and data segment (dlen must equal the BHS's
+ * DataSegmentLength; a caller that refused to read an oversized segment
+ * passes dlen 0 and the login fails). *out is valid until the next call.
+ */
+enum login_result login_pdu(struct login *l, const uint8_t *bhs,
+			    const uint8_t *data, size_t dlen,
+			    struct pdu_out *out);
+
+const struct login_outcome *login_outcome(const struct login *l);
+/* Why the login failed or was dropped, for the log. */
+const char *login_error(const struct login *l);
+/* The initiator's name once known, else "". */
+const char *login_initiator(const struct login *l);
+
+#endif

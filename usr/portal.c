@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Listening sockets and accept. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "discovery.h"
+#include "log.h"
+#include "portal.h"
+
+static struct portals *owner;	/* for the EMFILE spare descriptor */
+
+static void on_accept(struct watch *w, uint32_t events)
+{
+	struct portal *p = container_of(w, struct portal, w);
+	int fd, one = 1;
+
+	(void)events;
+	fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE) {
+			/*
+			 * Out of descriptors: take the connection with the
+			 * spare and drop it, or the listener stays readable
+			 * and the loop spins.
+			 */
+			log_peer(LOG_ERR, "out of file descriptors, refusing a connection");
+			if (owner && owner->spare_fd >= 0) {
+				close(owner->spare_fd);
+				fd = accept(w->fd, NULL, NULL);
+				if (fd >= 0)
+					close(fd);
+				owner->spare_fd = open("/dev/null",
+						       O_RDONLY | O_CLOEXEC);
+			}
+		} else if (errno != EAGAIN && errno != EINTR &&
+			   errno != ECONNABORTED) {
+			log_peer(LOG_ERR, "accept: %s", strerror(errno));
+		}
+		return;
+	}
+	/* Login responses are small and latency-bound. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	p->fn(p->arg, fd);
+}
+
+static int listen_on(struct portals *ps, struct loop *loop,
+		     const struct sockaddr *sa, socklen_t salen, accept_fn fn,
+		     void *arg, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	struct portal *np, *p;
+	char name[INET6_ADDRSTRLEN + 16];
+	int fd, one = 1, ret;
+
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, sa, salen);
+	format_portal(&ss, name, sizeof(name));
+	name[strcspn(name, ",")] = '\0';
+
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "socket for %s: %s", name,
+			 strerror(errno));
+		return ret;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* IPv4 has its own socket: keep [::] from taking its addresses. */
+	if (sa->sa_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, sa, salen) || listen(fd, 128)) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot listen on %s: %s", name,
+			 strerror(errno));
+		close(fd);
+		return ret;
+	}
+	np = realloc(ps->v, (ps->nr + 1) * sizeof(*np));
+	if (!np) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ps->v = np;
+	p = &ps->v[ps->nr];
+	memset(p, 0, sizeof(*p));
+	p->w.fd = fd;
+	p->w.fn = on_accept;
+	p->loop = loop;
+	p->fn = fn;
+	p->arg = arg;
+	salen = sizeof(p->addr);
+	getsockname(fd, (struct sockaddr *)&p->addr, &salen);
+	ps->nr++;
+	return 0;
+}
+
+int portals_open(struct portals *ps, struct loop *loop, const char *addr,
+		 uint16_t port, accept_fn fn, void *arg, char *err,
+		 size_t errlen)
+{
+	size_t i;
+	int ret;
+
+	memset(ps, 0, sizeof(*ps));
+	ps->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	owner = ps;
+	if (!addr) {
+		struct sockaddr_in6 s6 = {
+			.sin6_family = AF_INET6, .sin6_port = htons(port),
+			.sin6_addr = IN6ADDR_ANY_INIT,
+		};
+		struct sockaddr_in s4 = {
+			.sin_family = AF_INET, .sin_port = htons(port),
+			.sin_addr.s_addr = htonl(INADDR_ANY),
+		};
+
+		ret = listen_on(ps, loop, (struct sockaddr *)&s6, sizeof(s6),
+				fn, arg, err, errlen);
+		/* A host without IPv6 still serves IPv4. */
+		if (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL)
+			log_warn("no IPv6 (%s): listening on IPv4 only", err);
+		else if (ret)
+			goto fail;
+		ret = listen_on(ps, loop, (struct sockaddr *)&s4, sizeof(s4),
+				fn, arg, err, errlen);
+		if (ret)
+			goto fail;
+	} else {
+		struct addrinfo hints = {
+			.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+			.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV,
+		};
+		struct addrinfo *ai;
+		char host[256], service[8];
+		size_t len = strlen(addr);
+
+		/* Accept "[v6addr]" as written in portals. */
+		if (len >= 2 && addr[0] == '[' && addr[len - 1] == ']' &&
+		    len - 2 < sizeof(host)) {
+			memcpy(host, addr + 1, len - 2);
+			host[len - 2] = '\0';
+		} else {
+			snprintf(host, sizeof(host), "%s", addr);
+		}
+		snprintf(service, sizeof(service), "%u", port);
+		ret = getaddrinfo(host, service, &hints, &ai);
+		if (ret) {
+			snprintf(err, errlen, "address %s: %s", addr,
+				 gai_strerror(ret));
+			ret = -EINVAL;
+			goto fail;
+		}
+		ret = listen_on(ps, loop, ai->ai_addr, ai->ai_addrlen, fn, arg,
+				err, errlen);
+		freeaddrinfo(ai);
+		if (ret)
+			goto fail;
+	}
+	for (i = 0; i < ps->nr; i++) {
+		ret = loop_add(loop, &ps->v[i].w, EPOLLIN);
+		if (ret) {
+			snprintf(err, errlen, "epoll: %s", strerror(-ret));
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	portals_close(ps);
+	return ret;
+}
+
+void portals_close(struct portals *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nr; i++) {
+		loop_del(ps->v[i].loop, &ps->v[i].w);
+		close(ps->v[i].w.fd);
+	}
+	free(ps->v);
+	if (ps->spare_fd >= 0)
+		close(ps->spare_fd);
+	if (owner == ps)
+		owner = NULL;
+	memset(ps, 0, sizeof(*ps));
+	ps->spare_fd = -1;
+}
+
+uint16_t portal_port(const struct portal *p)
+{
+	if (p->addr.ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)&p->addr)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)&p->addr)->sin_port);
+}

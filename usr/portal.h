@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The listening sockets: by default all IPv6 (V6ONLY) and all IPv4
+ * addresses, or the one address of -a. Accepted sockets go to a callback.
+ */
+#ifndef IET_USR_PORTAL_H
+#define IET_USR_PORTAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "loop.h"
+
+#define ISCSI_PORT	3260
+
+typedef void (*accept_fn)(void *arg, int fd);
+
+struct portal {
+	struct watch w;
+	struct loop *loop;
+	accept_fn fn;
+	void *arg;
+	struct sockaddr_storage addr;
+};
+
+struct portals {
+	struct portal *v;
+	size_t nr;
+	int spare_fd;			/* given up to accept-and-close at EMFILE */
+};
+
+/* addr NULL: the default pair. Fails with a one-line reason in err. */
+int portals_open(struct portals *p, struct loop *loop, const char *addr,
+		 uint16_t port, accept_fn fn, void *arg, char *err,
+		 size_t errlen);
+void portals_close(struct portals *p);
+/* The port actually bound (tests ask for port 0). */
+uint16_t portal_port(const struct portal *p);
+
+#endif
