@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer harness: the login state machine and the discovery session
+ * after it. The input is a stream of PDUs, each a BHS and as much data as
+ * its DataSegmentLength says (padded), as it would come off the socket.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "discovery.h"
+#include "log.h"
+#include "login.h"
+#include "params.h"
+#include "registry.h"
+
+static const char conf[] =
+	"Target iqn.2001-04.com.example:disk1\n"
+	" Lun 0 Type=nullio\n"
+	"Target iqn.2001-04.com.example:disk2\n"
+	" ImmediateData No\n MaxBurstLength 65536\n"
+	" DataDigest CRC32C\n MaxRecvDataSegmentLength 4096\n"
+	" MaxSessions 2\n Alias two\n";
+
+static struct config cfg;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	char err[256];
+
+	(void)argc;
+	(void)argv;
+	log_init("fuzz", 0, 0);
+	if (config_parse(conf, sizeof(conf) - 1, "fuzz.conf", &cfg, err,
+			 sizeof(err)))
+		abort();
+	return 0;
+}
+
+/* Take the next PDU off the stream; false when it runs out. */
+static bool next_pdu(const uint8_t **p, size_t *left, const uint8_t **bhs,
+		     const uint8_t **data, size_t *dlen, size_t max)
+{
+	uint32_t dl;
+	size_t padded;
+
+	if (*left < BHS_LEN)
+		return false;
+	*bhs = *p;
+	*p += BHS_LEN;
+	*left -= BHS_LEN;
+	dl = (uint32_t)(*bhs)[5] << 16 | (*bhs)[6] << 8 | (*bhs)[7];
+	if (dl > max) {
+		/* conn.c refuses to read it and hands over no data. */
+		*data = NULL;
+		*dlen = 0;
+		return true;
+	}
+	padded = dl + pdu_pad(dl);
+	if (padded > *left)
+		return false;
+	*data = *p;
+	*dlen = dl;
+	*p += padded;
+	*left -= padded;
+	return true;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
+{
+	struct registry reg;
+	struct login_env env = { .cfg = &cfg, .reg = &reg };
+	struct sockaddr_storage local = { 0 };
+	struct sockaddr_in *l4 = (struct sockaddr_in *)&local;
+	const uint8_t *bhs, *data;
+	struct pdu_out out;
+	struct login *l;
+	struct disc *d = NULL;
+	enum login_result res = LOGIN_CONTINUE;
+	size_t dlen;
+
+	registry_init(&reg);
+	/* A live session for logins that add connections. */
+	{
+		uint32_t keys[IET_KEY_COUNT] = { [IET_KEY_MAX_CONNECTIONS] = 2 };
+		struct reg_session *s = registry_reserve(&reg, 1, 0x80123456789aull,
+							 "iqn.1993-08.org.debian:01:x",
+							 false);
+
+		registry_commit(s, keys);
+		registry_add_cid(s, 0);
+	}
+	l4->sin_family = AF_INET;
+	l4->sin_port = htons(3260);
+	l4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = login_new(&env, 1);
+	while (res == LOGIN_CONTINUE &&
+	       next_pdu(&in, &size, &bhs, &data, &dlen, LOGIN_DSL_MAX)) {
+		res = login_pdu(l, bhs, data, dlen, &out);
+		if (out.dlen > LOGIN_DSL_MAX)
+			abort();
+	}
+	if (res == LOGIN_DONE) {
+		const struct login_outcome *o = login_outcome(l);
+
+		if (o->keys[IET_KEY_MAX_RECV_DSL] < DSL_MIN ||
+		    (!o->discovery && o->leading &&
+		     o->keys[IET_KEY_FIRST_BURST] > o->keys[IET_KEY_MAX_BURST] &&
+		     !(o->keys[IET_KEY_INITIAL_R2T] &&
+		       !o->keys[IET_KEY_IMMEDIATE_DATA])))
+			abort();
+		if (o->discovery)
+			d = disc_new(&cfg, o, &local);
+	}
+	while (d && next_pdu(&in, &size, &bhs, &data, &dlen,
+			     disc_max_dsl(d))) {
+		enum disc_result r = disc_pdu(d, bhs, data, dlen, &out);
+
+		if (r == DISC_CLOSE || r == DISC_REPLY_CLOSE)
+			break;
+	}
+	disc_free(d);
+	login_free(l);
+	registry_free(&reg);
+	return 0;
+}

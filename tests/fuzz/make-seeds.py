@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# Write seed inputs for the fuzzers: valid configurations, text, login and
+# discovery PDU streams, ietadm requests. Usage: make-seeds.py DIR
+import os
+import struct
+import sys
+
+ISID = bytes([0x80, 0x12, 0x34, 0x56, 0x78, 0x9a])
+INIT = "iqn.1993-08.org.debian:01:x"
+OPS = ["HeaderDigest=None,CRC32C", "DataDigest=None", "DefaultTime2Wait=2",
+       "DefaultTime2Retain=0", "IFMarker=No", "OFMarker=No",
+       "ErrorRecoveryLevel=0", "InitialR2T=No", "ImmediateData=Yes",
+       "MaxBurstLength=16776192", "FirstBurstLength=262144",
+       "MaxOutstandingR2T=1", "MaxConnections=1", "DataPDUInOrder=Yes",
+       "DataSequenceInOrder=Yes", "MaxRecvDataSegmentLength=262144"]
+
+
+def text(*pairs):
+    return b"".join(p.encode() + b"\0" for p in pairs)
+
+
+def pad(data):
+    return data + b"\0" * (-len(data) % 4)
+
+
+def login(csg, nsg, transit, data, tsih=0, cid=0, cont=False):
+    flags = (0x80 if transit else 0) | (0x40 if cont else 0) | csg << 2 | \
+        (nsg if transit else 0)
+    bhs = struct.pack(">BBBBB3s6sHIHHII16x", 0x43, flags, 0, 0, 0,
+                      len(data).to_bytes(3, "big"), ISID, tsih, 0x1000, cid,
+                      0, 77, 0)
+    return bhs + pad(data)
+
+
+def text_req(data, ttt=0xffffffff, cmdsn=77):
+    bhs = struct.pack(">BBH B3s8sIIII16x", 0x04, 0x80, 0, 0,
+                      len(data).to_bytes(3, "big"), b"\0" * 8, 0x55, ttt,
+                      cmdsn, 0)
+    return bhs + pad(data)
+
+
+def logout(cmdsn=78):
+    return struct.pack(">BBH B3s8sIHHII16x", 0x46, 0x80, 0, 0, b"\0\0\0",
+                       b"\0" * 8, 0x56, 0, 0, cmdsn, 0)
+
+
+def nop(data=b"ping"):
+    return struct.pack(">BBH B3s8sIIII16x", 0x40, 0x80, 0, 0,
+                       len(data).to_bytes(3, "big"), b"\0" * 8, 0x57,
+                       0xffffffff, 78, 0) + pad(data)
+
+
+def write(d, name, blob):
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(blob)
+
+
+def main():
+    out = sys.argv[1]
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "../../etc/ietd.conf"), "rb") as f:
+        write(out + "/config", "sample", f.read())
+    write(out + "/config", "small",
+          b"iSNSServer 192.0.2.1\nTarget iqn.2001-04.com.example:a\n"
+          b" Lun 0 Path=/dev/null,IOMode=wb,ScsiId=x\n"
+          b" Lun 1 Type=nullio,Blocks=100\n MaxBurstLength 65536\n"
+          b" FirstBurstLength 4096\n HeaderDigest None,CRC32C\n"
+          b" OFMarkInt 1~65535\nTarget eui.0123456789abcdef\n")
+
+    write(out + "/text", "login", text(INIT and "InitiatorName=" + INIT,
+                                       *OPS))
+    write(out + "/text", "chap", text("CHAP_C=0x" + "ab" * 64, "CHAP_I=1"))
+
+    t1 = "TargetName=iqn.2001-04.com.example:disk1"
+    t2 = "TargetName=iqn.2001-04.com.example:disk2"
+    write(out + "/login", "normal",
+          login(0, 1, True, text("InitiatorName=" + INIT, t1,
+                                 "SessionType=Normal", "AuthMethod=None")) +
+          login(1, 3, True, text(*OPS)))
+    write(out + "/login", "offers",
+          login(1, 3, True, text("InitiatorName=" + INIT, t2,
+                                 "MaxRecvDataSegmentLength=8192")) +
+          login(1, 3, True, text("ImmediateData=No", "MaxBurstLength=4096",
+                                 "DataDigest=CRC32C",
+                                 "DefaultTime2Retain=0")))
+    write(out + "/login", "continued",
+          login(1, 0, False, text("InitiatorName=" + INIT, t1)[:20],
+                cont=True) +
+          login(1, 3, True, text("InitiatorName=" + INIT, t1)[20:] +
+                text(*OPS)))
+    write(out + "/login", "add-connection",
+          login(1, 3, True, text("InitiatorName=" + INIT, t1,
+                                 "HeaderDigest=None"), tsih=1, cid=1))
+    write(out + "/login", "discovery",
+          login(1, 3, True, text("InitiatorName=" + INIT,
+                                 "SessionType=Discovery", *OPS)) +
+          text_req(text("SendTargets=All")) + nop() +
+          text_req(text("SendTargets=iqn.2001-04.com.example:disk2"),
+                   cmdsn=78) + logout(79))
+
+    write(out + "/ctl", "show",
+          b"IETCTL 1\nop=show\ntid=1\nsid=281474997486080\n\n")
+    write(out + "/ctl", "new",
+          b"IETCTL 1\nop=new\ntid=2\nlun=0\nuser=1\n"
+          b"params=Path=/dev/sdb,Type=fileio\nredirect=192.0.2.1:3260\n\n")
+
+
+main()

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ietd-fake as a daemon: it reports start-up failures through its exit
+# status, writes its pid file, drops to another user keeping exactly
+# CAP_NET_ADMIN, and stops on SIGTERM. Prints "daemon: N passed, N failed".
+set -u
+cd "$(dirname "$0")"
+
+pass=0
+fail=0
+ok() { echo "ok   daemon: $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL daemon: $1"; fail=$((fail + 1)); }
+check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+
+dir=$(mktemp -d /tmp/ietd-daemon.XXXXXX)
+chmod 755 "$dir"
+cleanup() {
+	[ -s "$dir/pid" ] && kill "$(cat "$dir/pid")" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+printf 'Target iqn.2001-04.com.example:d\n Lun 0 Type=nullio\n' >"$dir/ietd.conf"
+port=$(( 20000 + (RANDOM % 30000) ))
+
+# In the background; the parent returns once start-up is done.
+./ietd-fake -c "$dir/ietd.conf" -p "$port" --socket "$dir/ietd.sock" \
+	--pidfile "$dir/pid" 2>"$dir/err"
+rc=$?
+check "daemon start-up returns success" test "$rc" = 0
+pid=$(cat "$dir/pid" 2>/dev/null)
+check "pid file names the running daemon" kill -0 "${pid:-0}"
+check "daemon answers ietadm" \
+	test "$(obj/ietadm --socket "$dir/ietd.sock" --op show --tid=1 | head -1)" = "Wthreads=8"
+
+# A second one finds the first and reports the failure in its status.
+./ietd-fake -c "$dir/ietd.conf" -p "$((port + 1))" --socket "$dir/ietd.sock" \
+	2>"$dir/err2"
+rc=$?
+check "a second daemon on the same socket fails start-up" \
+	test "$rc" != 0 -a -n "$(grep 'another ietd is running' "$dir/err2")"
+
+kill -TERM "$pid"
+for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+check "SIGTERM stops the daemon" bash -c "! kill -0 $pid 2>/dev/null"
+check "the pid file is removed at exit" test ! -e "$dir/pid"
+
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	./ietd-fake -f -u nobody -c "$dir/ietd.conf" -p "$port" \
+		--socket "$dir/ietd.sock" >"$dir/log" 2>&1 &
+	pid=$!
+	for i in $(seq 50); do grep -q serving "$dir/log" && break; sleep 0.1; done
+	uid=$(awk '/^Uid:/ { print $2 }' "/proc/$pid/status")
+	caps=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")
+	check "-u drops to the user" test "$uid" = "$(id -u nobody)"
+	check "-u keeps exactly CAP_NET_ADMIN" test "$caps" = 0000000000001000
+	kill -TERM "$pid"
+	wait "$pid"
+fi
+
+# Listening sockets on the port, from /proc (address:port in hex).
+listeners() {
+	local hex
+	hex=$(printf '%04X' "$1")
+	awk -v p=":$hex" '$4 == "0A" && $2 ~ p"$" { print $2 }' /proc/net/tcp /proc/net/tcp6
+}
+./ietd-fake -f -c "$dir/ietd.conf" -p "$port" --socket "$dir/ietd.sock" \
+	>"$dir/log" 2>&1 &
+pid=$!
+for i in $(seq 50); do grep -q serving "$dir/log" && break; sleep 0.1; done
+l=$(listeners "$port" | sort | tr '\n' ' ')
+check "by default ietd listens on all IPv4 and all IPv6 addresses" \
+	test "$l" = "00000000000000000000000000000000:$(printf '%04X' "$port") 00000000:$(printf '%04X' "$port") "
+kill -TERM "$pid"
+wait "$pid"
+./ietd-fake -f -a 127.0.0.1 -c "$dir/ietd.conf" -p "$port" \
+	--socket "$dir/ietd.sock" >"$dir/log" 2>&1 &
+pid=$!
+for i in $(seq 50); do grep -q serving "$dir/log" && break; sleep 0.1; done
+check "-a ADDR listens on that address only" \
+	test "$(listeners "$port")" = "0100007F:$(printf '%04X' "$port")"
+kill -TERM "$pid"
+wait "$pid"
+
+echo "daemon: $pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The ietd.conf parser: good files, and every kind of error. */
+#include <stdlib.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "helpers.h"
+#include "test.h"
+
+static char err[1024];
+
+static int parse(const char *text, struct config *cfg)
+{
+	err[0] = '\0';
+	return config_parse(text, strlen(text), "ietd.conf", cfg, err,
+			    sizeof(err));
+}
+
+/* The config fails with an error that starts with prefix and says what. */
+static void fails(const char *text, const char *prefix, const char *what,
+		  int line)
+{
+	struct config cfg;
+
+	if (parse(text, &cfg) == 0) {
+		test_fail(__FILE__, line, "accepted: %s", text);
+		config_free(&cfg);
+		return;
+	}
+	if (strncmp(err, prefix, strlen(prefix)))
+		test_fail(__FILE__, line, "\"%s\" does not start with \"%s\"",
+			  err, prefix);
+	if (what && !strstr(err, what))
+		test_fail(__FILE__, line, "\"%s\" lacks \"%s\"", err, what);
+	if (strchr(err, '\n'))
+		test_fail(__FILE__, line, "error is not one line: %s", err);
+	CHECK_EQ(cfg.nr_targets, 0);
+	CHECK(cfg.targets == NULL);
+}
+#define FAILS(text, prefix, what) fails(text, prefix, what, __LINE__)
+
+TEST(config_empty_file_has_no_targets)
+{
+	struct config cfg;
+
+	REQUIRE(parse("", &cfg) == 0);
+	CHECK_EQ(cfg.nr_targets, 0);
+	config_free(&cfg);
+}
+
+TEST(config_comments_and_blank_lines_are_ignored)
+{
+	struct config cfg;
+
+	REQUIRE(parse("# comment\n\n   # indented comment\n\t\n", &cfg) == 0);
+	CHECK_EQ(cfg.nr_targets, 0);
+	config_free(&cfg);
+}
+
+TEST(config_assigns_tids_in_file_order_from_one)
+{
+	struct config cfg;
+
+	REQUIRE(parse("Target " TARGET1 "\nTarget " TARGET2 "\n", &cfg) == 0);
+	REQUIRE_EQ(cfg.nr_targets, 2);
+	CHECK_EQ(cfg.targets[0].tid, 1);
+	CHECK_STR(cfg.targets[0].name, TARGET1);
+	CHECK_EQ(cfg.targets[0].line, 1);
+	CHECK_EQ(cfg.targets[1].tid, 2);
+	CHECK_EQ(cfg.targets[1].line, 2);
+	config_free(&cfg);
+}
+
+TEST(config_target_gets_iet_defaults)
+{
+	struct config cfg;
+	const struct target_conf *t;
+
+	REQUIRE(parse("Target " TARGET1 "\n", &cfg) == 0);
+	t = &cfg.targets[0];
+	CHECK_EQ(t->tparams[IET_TP_WTHREADS], 8);
+	CHECK_EQ(t->tparams[IET_TP_QUEUED_CMDS], 128);
+	CHECK_EQ(t->tparams[IET_TP_NOP_INTERVAL], 10);
+	CHECK_EQ(t->tparams[IET_TP_NOP_TIMEOUT], 15);
+	CHECK_EQ(t->keys[IET_KEY_INITIAL_R2T], 1);
+	CHECK_EQ(t->keys[IET_KEY_IMMEDIATE_DATA], 1);
+	CHECK_EQ(t->keys[IET_KEY_MAX_CONNECTIONS], 1);
+	CHECK_EQ(t->keys[IET_KEY_MAX_RECV_DSL], 8192);
+	CHECK_EQ(t->keys[IET_KEY_MAX_XMIT_DSL], 8192);
+	CHECK_EQ(t->keys[IET_KEY_MAX_BURST], 262144);
+	CHECK_EQ(t->keys[IET_KEY_FIRST_BURST], 65536);
+	CHECK_EQ(t->keys[IET_KEY_DEFAULT_TIME2WAIT], 2);
+	CHECK_EQ(t->keys[IET_KEY_DEFAULT_TIME2RETAIN], 0);
+	CHECK_EQ(t->keys[IET_KEY_MAX_OUTSTANDING_R2T], 1);
+	CHECK_EQ(t->keys[IET_KEY_DATA_PDU_INORDER], 1);
+	CHECK_EQ(t->keys[IET_KEY_DATA_SEQUENCE_INORDER], 1);
+	CHECK_EQ(t->keys[IET_KEY_ERROR_RECOVERY_LEVEL], 0);
+	CHECK_EQ(t->keys[IET_KEY_HEADER_DIGEST], DIGEST_MASK_NONE);
+	CHECK_EQ(t->keys[IET_KEY_DATA_DIGEST], DIGEST_MASK_NONE);
+	CHECK_EQ(t->max_sessions, 0);
+	CHECK_STR(t->alias, "");
+	config_free(&cfg);
+}
+
+TEST(config_sets_every_target_key)
+{
+	static const char text[] =
+		"Target " TARGET1 "\n"
+		"  Alias My Disk One\n"
+		"  MaxSessions 4\n"
+		"  HeaderDigest None,CRC32C\n"
+		"  DataDigest CRC32C\n"
+		"  MaxConnections 2\n"
+		"  InitialR2T No\n"
+		"  ImmediateData No\n"
+		"  MaxRecvDataSegmentLength 262144\n"
+		"  MaxXmitDataSegmentLength 0x10000\n"
+		"  MaxBurstLength 1048576\n"
+		"  FirstBurstLength 262144\n"
+		"  DefaultTime2Wait 5\n"
+		"  DefaultTime2Retain 20\n"
+		"  MaxOutstandingR2T 8\n"
+		"  DataPDUInOrder Yes\n"
+		"  DataSequenceInOrder Yes\n"
+		"  ErrorRecoveryLevel 0\n"
+		"  OFMarker No\n"
+		"  IFMarker Yes\n"
+		"  OFMarkInt 2048\n"
+		"  IFMarkInt 1024~4096\n"
+		"  Wthreads 16\n"
+		"  QueuedCommands 256\n"
+		"  NOPInterval 0\n"
+		"  NOPTimeout 30\n";
+	struct config cfg;
+	const struct target_conf *t;
+
+	REQUIRE(parse(text, &cfg) == 0);
+	t = &cfg.targets[0];
+	CHECK_STR(t->alias, "My Disk One");
+	CHECK_EQ(t->max_sessions, 4);
+	CHECK_EQ(t->keys[IET_KEY_HEADER_DIGEST],
+		 DIGEST_MASK_NONE | DIGEST_MASK_CRC32C);
+	CHECK_EQ(t->keys[IET_KEY_DATA_DIGEST], DIGEST_MASK_CRC32C);
+	CHECK_EQ(t->keys[IET_KEY_MAX_CONNECTIONS], 2);
+	CHECK_EQ(t->keys[IET_KEY_INITIAL_R2T], 0);
+	CHECK_EQ(t->keys[IET_KEY_IMMEDIATE_DATA], 0);
+	CHECK_EQ(t->keys[IET_KEY_MAX_RECV_DSL], 262144);
+	CHECK_EQ(t->keys[IET_KEY_MAX_XMIT_DSL], 65536);
+	CHECK_EQ(t->keys[IET_KEY_MAX_BURST], 1048576);
+	CHECK_EQ(t->keys[IET_KEY_FIRST_BURST], 262144);
+	CHECK_EQ(t->keys[IET_KEY_DEFAULT_TIME2WAIT], 5);
+	CHECK_EQ(t->keys[IET_KEY_DEFAULT_TIME2RETAIN], 20);
+	CHECK_EQ(t->keys[IET_KEY_MAX_OUTSTANDING_R2T], 8);
+	CHECK_EQ(t->tparams[IET_TP_WTHREADS], 16);
+	CHECK_EQ(t->tparams[IET_TP_QUEUED_CMDS], 256);
+	CHECK_EQ(t->tparams[IET_TP_NOP_INTERVAL], 0);
+	CHECK_EQ(t->tparams[IET_TP_NOP_TIMEOUT], 30);
+	config_free(&cfg);
+}
+
+TEST(config_key_names_are_case_insensitive)
+{
+	struct config cfg;
+
+	REQUIRE(parse("target " TARGET1 "\n maxconnections 4\n"
+		      " IMMEDIATEDATA no\n lun 0 type=NULLIO,iomode=WB\n",
+		      &cfg) == 0);
+	CHECK_EQ(cfg.targets[0].keys[IET_KEY_MAX_CONNECTIONS], 4);
+	CHECK_EQ(cfg.targets[0].keys[IET_KEY_IMMEDIATE_DATA], 0);
+	CHECK_EQ(cfg.targets[0].luns[0].type, IET_LUN_NULLIO);
+	CHECK_EQ(cfg.targets[0].luns[0].iomode, IET_IOMODE_WB);
+	config_free(&cfg);
+}
+
+TEST(config_tolerates_crlf_line_ends_and_tabs)
+{
+	struct config cfg;
+
+	REQUIRE(parse("Target " TARGET1 "\r\n\tMaxSessions\t2\r\n", &cfg) == 0);
+	CHECK_EQ(cfg.targets[0].max_sessions, 2);
+	config_free(&cfg);
+}
+
+TEST(config_parses_lun_lines)
+{
+	static const char text[] =
+		"Target " TARGET1 "\n"
+		"  Lun 0 Path=/dev/vg0/lv0,Type=fileio\n"
+		"  Lun 1 Path=/srv/disk.img,IOMode=ro,ScsiId=abc,ScsiSN=SN1,BlockSize=4096\n"
+		"  Lun 16383 Type=nullio,Blocks=2097152\n";
+	struct config cfg;
+	const struct lun_conf *l;
+
+	REQUIRE(parse(text, &cfg) == 0);
+	REQUIRE_EQ(cfg.targets[0].nr_luns, 3);
+	l = cfg.targets[0].luns;
+	CHECK_EQ(l[0].lun, 0);
+	CHECK_EQ(l[0].type, IET_LUN_FILEIO);
+	CHECK_EQ(l[0].iomode, IET_IOMODE_WT);
+	CHECK_STR(l[0].path, "/dev/vg0/lv0");
+	CHECK_EQ(l[0].block_size, 512);
+	CHECK_STR(l[0].scsi_id, "");
+	CHECK_EQ(l[0].line, 2);
+	CHECK_EQ(l[1].iomode, IET_IOMODE_RO);
+	CHECK_STR(l[1].scsi_id, "abc");
+	CHECK_STR(l[1].scsi_sn, "SN1");
+	CHECK_EQ(l[1].block_size, 4096);
+	CHECK_EQ(l[2].lun, 16383);
+	CHECK_EQ(l[2].type, IET_LUN_NULLIO);
+	CHECK_STR(l[2].path, "");
+	CHECK_EQ(l[2].blocks, 2097152);
+	config_free(&cfg);
+}
+
+TEST(config_reads_global_isns_settings)
+{
+	struct config cfg;
+
+	REQUIRE(parse("iSNSServer 192.0.2.1\niSNSAccessControl Yes\n"
+		      "Target " TARGET1 "\n", &cfg) == 0);
+	CHECK_STR(cfg.isns_server, "192.0.2.1");
+	CHECK(cfg.isns_access_control);
+	config_free(&cfg);
+}
+
+TEST(config_error_unknown_key_names_file_line_and_key)
+{
+	FAILS("Target " TARGET1 "\n  MaxConections 4\n",
+	      "ietd.conf:2: MaxConections: ", "unknown key");
+}
+
+TEST(config_error_unknown_global_key)
+{
+	FAILS("Frobnicate yes\n", "ietd.conf:1: Frobnicate: ", "unknown key");
+}
+
+TEST(config_error_target_key_in_global_section)
+{
+	FAILS("MaxConnections 2\nTarget " TARGET1 "\n",
+	      "ietd.conf:1: MaxConnections: ", "inside a Target");
+}
+
+TEST(config_error_isns_inside_a_target)
+{
+	FAILS("Target " TARGET1 "\niSNSServer 192.0.2.1\n",
+	      "ietd.conf:2: iSNSServer: ", "global section");
+}
+
+TEST(config_error_value_out_of_range)
+{
+	FAILS("Target " TARGET1 "\n MaxRecvDataSegmentLength 511\n",
+	      "ietd.conf:2: MaxRecvDataSegmentLength: ", "out of range 512..16777215");
+	FAILS("Target " TARGET1 "\n MaxBurstLength 16777216\n",
+	      "ietd.conf:2: MaxBurstLength: ", "out of range");
+	FAILS("Target " TARGET1 "\n Wthreads 129\n",
+	      "ietd.conf:2: Wthreads: ", "1..128");
+	FAILS("Target " TARGET1 "\n QueuedCommands 0\n",
+	      "ietd.conf:2: QueuedCommands: ", "1..4096");
+	FAILS("Target " TARGET1 "\n NOPInterval 3601\n",
+	      "ietd.conf:2: NOPInterval: ", "0..3600");
+	FAILS("Target " TARGET1 "\n NOPTimeout 4000\n",
+	      "ietd.conf:2: NOPTimeout: ", "0..3600");
+	FAILS("Target " TARGET1 "\n MaxConnections 0\n",
+	      "ietd.conf:2: MaxConnections: ", "1..65535");
+	FAILS("Target " TARGET1 "\n DefaultTime2Wait 3601\n",
+	      "ietd.conf:2: DefaultTime2Wait: ", "0..3600");
+	FAILS("Target " TARGET1 "\n MaxOutstandingR2T 65536\n",
+	      "ietd.conf:2: MaxOutstandingR2T: ", "1..65535");
+	FAILS("Target " TARGET1 "\n MaxSessions 70000\n",
+	      "ietd.conf:2: MaxSessions: ", "0..65535");
+	FAILS("Target " TARGET1 "\n OFMarkInt 0\n",
+	      "ietd.conf:2: OFMarkInt: ", "1..65535");
+	FAILS("Target " TARGET1 "\n IFMarkInt 4096~1024\n",
+	      "ietd.conf:2: IFMarkInt: ", "empty range");
+}
+
+TEST(config_error_malformed_values)
+{
+	FAILS("Target " TARGET1 "\n InitialR2T maybe\n",
+	      "ietd.conf:2: InitialR2T: ", "not Yes or No");
+	FAILS("Target " TARGET1 "\n MaxBurstLength 64k\n",
+	      "ietd.conf:2: MaxBurstLength: ", "not a number");
+	FAILS("Target " TARGET1 "\n HeaderDigest MD5\n",
+	      "ietd.conf:2: HeaderDigest: ", "not None or CRC32C");
+	FAILS("Target " TARGET1 "\n DataDigest None,\n",
+	      "ietd.conf:2: DataDigest: ", "not None or CRC32C");
+	FAILS("Target " TARGET1 "\n MaxSessions\n",
+	      "ietd.conf:2: MaxSessions: ", "not a number");
+	FAILS("Target " TARGET1 "\n Wthreads 4 8\n",
+	      "ietd.conf:2: Wthreads: ", "unexpected text");
+	FAILS("Target " TARGET1 "\n Wthreads\n",
+	      "ietd.conf:2: Wthreads: ", "missing value");
+}
+
+TEST(config_error_unsupported_error_recovery_level)
+{
+	FAILS("Target " TARGET1 "\n ErrorRecoveryLevel 1\n",
+	      "ietd.conf:2: ErrorRecoveryLevel: ", "only 0");
+}
+
+TEST(config_error_first_burst_beyond_max_burst_names_its_line)
+{
+	FAILS("Target " TARGET1 "\n FirstBurstLength 131072\n"
+	      " MaxBurstLength 65536\n",
+	      "ietd.conf:2: FirstBurstLength: ", "exceeds MaxBurstLength");
+	/* Without FirstBurstLength set, the MaxBurstLength line is at fault. */
+	FAILS("Target " TARGET1 "\n Alias a\n MaxBurstLength 4096\n"
+	      "Target " TARGET2 "\n",
+	      "ietd.conf:3: FirstBurstLength: ", "65536 exceeds");
+}
+
+TEST(config_error_key_set_twice)
+{
+	FAILS("Target " TARGET1 "\n Wthreads 4\n Wthreads 8\n",
+	      "ietd.conf:3: Wthreads: ", "already set on line 2");
+}
+
+TEST(config_error_duplicate_target_name)
+{
+	FAILS("Target " TARGET1 "\nTarget " TARGET2 "\nTarget " TARGET1 "\n",
+	      "ietd.conf:3: Target: ", "already defined on line 1");
+}
+
+TEST(config_error_duplicate_target_name_differing_in_case)
+{
+	FAILS("Target iqn.2001-04.com.example:Disk\n"
+	      "Target iqn.2001-04.com.example:disk\n",
+	      "ietd.conf:2: Target: ", "already defined");
+}
+
+TEST(config_error_bad_target_names)
+{
+	FAILS("Target\n", "ietd.conf:1: Target: ", "missing target name");
+	FAILS("Target disk1\n", "ietd.conf:1: Target: ", "iqn., eui. or naa.");
+	FAILS("Target iqn.2001-04.com.example:a b\n", "ietd.conf:1: Target: ",
+	      "unexpected text");
+	FAILS("Target iqn.2001-04.com.example:a_b\n", "ietd.conf:1: Target: ",
+	      "not allowed");
+}
+
+TEST(config_error_chap_accounts_are_refused_this_round)
+{
+	FAILS("IncomingUser joe secretsecret\n", "ietd.conf:1: IncomingUser: ",
+	      "CHAP is not supported yet");
+	FAILS("Target " TARGET1 "\n OutgoingUser jim secretsecret\n",
+	      "ietd.conf:2: OutgoingUser: ", "CHAP is not supported yet");
+}
+
+TEST(config_error_duplicate_lun_numbers)
+{
+	FAILS("Target " TARGET1 "\n Lun 0 Type=nullio\n Lun 0 Type=nullio\n",
+	      "ietd.conf:3: Lun: ", "LUN 0 already defined on line 2");
+}
+
+TEST(config_error_lun_number_out_of_range)
+{
+	FAILS("Target " TARGET1 "\n Lun 16384 Type=nullio\n",
+	      "ietd.conf:2: Lun: ", "0..16383");
+	FAILS("Target " TARGET1 "\n Lun x Type=nullio\n",
+	      "ietd.conf:2: Lun: ", "not a LUN number");
+	FAILS("Target " TARGET1 "\n Lun\n", "ietd.conf:2: Lun: ",
+	      "missing LUN number");
+}
+
+TEST(config_error_lun_arguments_name_the_argument)
+{
+	FAILS("Target " TARGET1 "\n Lun 0 Type=fileio\n",
+	      "ietd.conf:2: Lun: ", "Path: required for Type=fileio");
+	FAILS("Target " TARGET1 "\n Lun 0\n",
+	      "ietd.conf:2: Lun: ", "Path: required");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=disk.img\n",
+	      "ietd.conf:2: Lun: ", "Path: must be an absolute path");
+	FAILS("Target " TARGET1 "\n Lun 0 Type=nullio,Path=/dev/zero\n",
+	      "ietd.conf:2: Lun: ", "Path: not used with Type=nullio");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Type=tape\n",
+	      "ietd.conf:2: Lun: ", "Type: \"tape\" is not fileio or nullio");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Type=blockio\n",
+	      "ietd.conf:2: Lun: ", "Type: blockio is not supported yet");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,IOMode=rw\n",
+	      "ietd.conf:2: Lun: ", "IOMode: \"rw\" is not wt, wb or ro");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,ScsiId=0123456789abcdefX\n",
+	      "ietd.conf:2: Lun: ", "ScsiId: longer than 16");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,ScsiSN=0123456789abcdefX\n",
+	      "ietd.conf:2: Lun: ", "ScsiSN: longer than 16");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,BlockSize=520\n",
+	      "ietd.conf:2: Lun: ", "BlockSize: \"520\"");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Blocks=10\n",
+	      "ietd.conf:2: Lun: ", "Blocks: only for Type=nullio");
+	FAILS("Target " TARGET1 "\n Lun 0 Type=nullio,Blocks=0\n",
+	      "ietd.conf:2: Lun: ", "Blocks: \"0\" is not a positive number");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Frob=1\n",
+	      "ietd.conf:2: Lun: ", "Frob: unknown LUN argument");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Path=/b\n",
+	      "ietd.conf:2: Lun: ", "Path: given twice");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,\n",
+	      "ietd.conf:2: Lun: ", "trailing comma");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,,Type=fileio\n",
+	      "ietd.conf:2: Lun: ", "empty item");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a Type=fileio\n",
+	      "ietd.conf:2: Lun: ", "unexpected text");
+	FAILS("Target " TARGET1 "\n Lun 0 Path\n",
+	      "ietd.conf:2: Lun: ", "Path: expected Key=Value");
+	FAILS("Target " TARGET1 "\n Lun 0 ScsiId=\n",
+	      "ietd.conf:2: Lun: ", "ScsiId: missing value");
+}
+
+TEST(config_error_lun_outside_a_target)
+{
+	FAILS("Lun 0 Type=nullio\n", "ietd.conf:1: Lun: ", "inside a Target");
+}
+
+TEST(config_error_overlong_line)
+{
+	size_t n = CONFIG_LINE_MAX + 10;
+	char *text = malloc(n + 64);
+
+	strcpy(text, "Target " TARGET1 "\n Alias ");
+	memset(text + strlen(text), 'a', n);
+	text[strlen("Target " TARGET1 "\n Alias ") + n] = '\0';
+	FAILS(text, "ietd.conf:2: line: ", "longer than");
+	free(text);
+}
+
+TEST(config_error_nul_byte)
+{
+	static const char text[] = "Target " TARGET1 "\n Ali\0as x\n";
+	struct config cfg;
+
+	CHECK(config_parse(text, sizeof(text) - 1, "ietd.conf", &cfg, err,
+			   sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "ietd.conf:2: line: contains a NUL byte");
+}
+
+TEST(config_error_too_many_targets)
+{
+	size_t i, len = 0;
+	char *text = malloc((CONFIG_TARGETS_MAX + 1) * 64);
+
+	for (i = 0; i <= CONFIG_TARGETS_MAX; i++)
+		len += sprintf(text + len, "Target iqn.2001-04.com.example:t%zu\n",
+			       i);
+	FAILS(text, "ietd.conf:4097: Target: ", "more than 4096 targets");
+	free(text);
+}
+
+TEST(config_load_names_a_missing_file)
+{
+	struct config cfg;
+
+	CHECK(config_load("/nonexistent/ietd.conf", &cfg, err,
+			  sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "/nonexistent/ietd.conf: cannot open");
+}
+
+TEST(config_load_reads_a_file)
+{
+	char path[] = "/tmp/ietd-test-XXXXXX";
+	int fd = mkstemp(path);
+	struct config cfg;
+	static const char text[] = "Target " TARGET1 "\n Lun 0 Type=nullio\n";
+
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, text, sizeof(text) - 1) == sizeof(text) - 1);
+	close(fd);
+	REQUIRE(config_load(path, &cfg, err, sizeof(err)) == 0);
+	CHECK_EQ(cfg.nr_targets, 1);
+	config_free(&cfg);
+	/* The file name is in its errors. */
+	fd = open(path, O_WRONLY | O_APPEND);
+	REQUIRE(write(fd, " Bogus 1\n", 9) == 9);
+	close(fd);
+	CHECK(config_load(path, &cfg, err, sizeof(err)) != 0);
+	CHECK(!strncmp(err, path, strlen(path)));
+	CHECK_CONTAINS(err, ":3: Bogus: unknown key");
+	unlink(path);
+}
+
+TEST(config_sample_file_is_accepted)
+{
+	struct config cfg;
+	const struct target_conf *t;
+
+	REQUIRE(config_load("../../etc/ietd.conf", &cfg, err, sizeof(err)) == 0);
+	REQUIRE(cfg.nr_targets >= 1);
+	t = &cfg.targets[0];
+	CHECK_EQ(t->tid, 1);
+	REQUIRE(t->nr_luns >= 1);
+	CHECK_EQ(t->luns[0].type, IET_LUN_NULLIO);
+	config_free(&cfg);
+}
+
+TEST(lun_scsi_id_is_derived_deterministically)
+{
+	struct lun_conf a = { .lun = 0 }, b = { .lun = 0 }, c = { .lun = 1 };
+	struct lun_conf d = { .lun = 0 };
+
+	lun_conf_derive_ids(&a, TARGET1);
+	lun_conf_derive_ids(&b, TARGET1);
+	lun_conf_derive_ids(&c, TARGET1);
+	lun_conf_derive_ids(&d, "IQN.2001-04.COM.EXAMPLE:DISK1");
+	CHECK_EQ(strlen(a.scsi_id), 16);
+	CHECK_STR(a.scsi_id, b.scsi_id);
+	CHECK(strcmp(a.scsi_id, c.scsi_id) != 0);
+	CHECK_STR(a.scsi_id, d.scsi_id);
+	CHECK_STR(a.scsi_sn, a.scsi_id);
+}
+
+TEST(lun_configured_scsi_id_is_kept_and_gives_the_serial)
+{
+	struct lun_conf a = { .lun = 0 };
+
+	strcpy(a.scsi_id, "myid");
+	lun_conf_derive_ids(&a, TARGET1);
+	CHECK_STR(a.scsi_id, "myid");
+	CHECK_STR(a.scsi_sn, "myid");
+}

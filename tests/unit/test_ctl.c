@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The ietadm protocol and ietd's operations, on the fake kernel. */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "helpers.h"
+#include "kernel_fake.h"
+#include "test.h"
+
+#define CONF	"Target " TARGET1 "\n MaxSessions 3\n Wthreads 4\n" \
+		" HeaderDigest None,CRC32C\n Lun 0 Type=nullio\n"
+
+static char err[512];
+
+TEST(ctl_request_round_trips)
+{
+	struct ctl_req r = { .op = "show", .tid = 1, .sid = 1ull << 40,
+			     .fields = CTL_F_TID | CTL_F_SID | CTL_F_PARAMS };
+	struct ctl_req d;
+	char buf[1024];
+	int n;
+
+	strcpy(r.params, "Name=iqn.x,Alias=a b");
+	n = ctl_req_format(&r, buf, sizeof(buf));
+	REQUIRE(n > 0);
+	CHECK(!strncmp(buf, "IETCTL 1\nop=show\n", 17));
+	CHECK(ctl_req_complete(buf, n));
+	CHECK(!ctl_req_complete(buf, n - 1));
+	REQUIRE(ctl_req_parse(buf, n, &d, err, sizeof(err)) == 0);
+	CHECK_STR(d.op, "show");
+	CHECK_EQ(d.fields, r.fields);
+	CHECK_EQ(d.tid, 1);
+	CHECK_EQ(d.sid, 1ull << 40);
+	CHECK_STR(d.params, "Name=iqn.x,Alias=a b");
+}
+
+TEST(ctl_request_of_another_version_is_refused)
+{
+	static const char req[] = "IETCTL 2\nop=show\n\n";
+	struct ctl_req d;
+
+	CHECK_EQ(ctl_req_parse(req, strlen(req), &d, err, sizeof(err)),
+		 -EPROTO);
+	CHECK_CONTAINS(err, "version 2");
+}
+
+TEST(ctl_request_with_unknown_or_repeated_field_is_refused)
+{
+	static const char a[] = "IETCTL 1\nop=show\njson=1\n\n";
+	static const char b[] = "IETCTL 1\nop=show\ntid=1\ntid=2\n\n";
+	static const char c[] = "IETCTL 1\ntid=1\n\n";
+	static const char d[] = "IETCTL 1\nop=show\ntid=x\n\n";
+	struct ctl_req r;
+
+	CHECK_EQ(ctl_req_parse(a, strlen(a), &r, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "unknown field");
+	CHECK_EQ(ctl_req_parse(b, strlen(b), &r, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "twice");
+	CHECK_EQ(ctl_req_parse(c, strlen(c), &r, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "without op");
+	CHECK_EQ(ctl_req_parse(d, strlen(d), &r, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "not a number");
+}
+
+TEST(ctl_request_values_with_newlines_cannot_be_formatted)
+{
+	struct ctl_req r = { .op = "new", .fields = CTL_F_PARAMS };
+	char buf[256];
+
+	strcpy(r.params, "a\nb");
+	CHECK(ctl_req_format(&r, buf, sizeof(buf)) < 0);
+}
+
+TEST(ctl_response_status_and_body_are_split)
+{
+	const char *body;
+	int status;
+
+	REQUIRE(ctl_rsp_parse("IETCTL 1 2\nno target\n", &status, &body) == 0);
+	CHECK_EQ(status, 2);
+	CHECK_STR(body, "no target\n");
+	CHECK(ctl_rsp_parse("HTTP/1.0 200\n", &status, &body) != 0);
+}
+
+struct cfx {
+	struct fixture fx;
+	struct textbuf out;
+};
+
+static void cf_init(struct cfx *f)
+{
+	fx_init(&f->fx, CONF);
+	textbuf_init(&f->out, 65536);
+}
+
+static void cf_free(struct cfx *f)
+{
+	textbuf_free(&f->out);
+	fx_free(&f->fx);
+}
+
+static int run(struct cfx *f, const char *op, uint32_t fields, uint32_t tid,
+	       uint64_t sid)
+{
+	struct ctl_req r = { .fields = fields, .tid = tid, .sid = sid };
+	int ret;
+
+	strcpy(r.op, op);
+	textbuf_reset(&f->out);
+	ret = ctl_handle(&f->fx.cfg, &r, &f->out, err, sizeof(err));
+	textbuf_append(&f->out, "", 1);
+	return ret;
+}
+
+TEST(ctl_show_target_prints_its_parameters)
+{
+	struct cfx f;
+
+	cf_init(&f);
+	REQUIRE(run(&f, "show", CTL_F_TID, 1, 0) == 0);
+	CHECK_STR(f.out.buf, "Wthreads=4\nQueuedCommands=128\nNOPInterval=10\n"
+		  "NOPTimeout=15\nMaxSessions=3\n");
+	cf_free(&f);
+}
+
+TEST(ctl_show_sid_zero_prints_the_session_defaults)
+{
+	struct cfx f;
+
+	cf_init(&f);
+	REQUIRE(run(&f, "show", CTL_F_TID | CTL_F_SID, 1, 0) == 0);
+	CHECK_CONTAINS(f.out.buf, "InitialR2T=Yes\n");
+	CHECK_CONTAINS(f.out.buf, "MaxRecvDataSegmentLength=8192\n");
+	CHECK_CONTAINS(f.out.buf, "MaxXmitDataSegmentLength=8192\n");
+	CHECK_CONTAINS(f.out.buf, "HeaderDigest=None,CRC32C\n");
+	CHECK_CONTAINS(f.out.buf, "DataDigest=None\n");
+	CHECK_CONTAINS(f.out.buf, "DefaultTime2Retain=0\n");
+	cf_free(&f);
+}
+
+TEST(ctl_show_session_prints_negotiated_keys_with_rfc_names)
+{
+	struct cfx f;
+	uint32_t keys[IET_KEY_COUNT] = { 0 };
+	uint64_t sid = make_sid(0x123, 9);
+	char *line;
+	size_t n = 0;
+
+	cf_init(&f);
+	keys[IET_KEY_INITIAL_R2T] = 0;
+	keys[IET_KEY_IMMEDIATE_DATA] = 1;
+	keys[IET_KEY_MAX_RECV_DSL] = 65536;
+	keys[IET_KEY_MAX_XMIT_DSL] = 262144;
+	keys[IET_KEY_HEADER_DIGEST] = IET_DIGEST_CRC32C;
+	REQUIRE(fake_add_session(1, sid, INITIATOR, keys, NULL, 0) == 0);
+	REQUIRE(run(&f, "show", CTL_F_TID | CTL_F_SID, 1, sid) == 0);
+	CHECK_CONTAINS(f.out.buf, "InitialR2T=No\nImmediateData=Yes\n");
+	CHECK_CONTAINS(f.out.buf, "MaxRecvDataSegmentLength=65536\n");
+	CHECK_CONTAINS(f.out.buf, "MaxXmitDataSegmentLength=262144\n");
+	CHECK_CONTAINS(f.out.buf, "HeaderDigest=CRC32C\n");
+	CHECK_CONTAINS(f.out.buf, "DataDigest=None\n");
+	for (line = f.out.buf; (line = strchr(line, '\n')); line++)
+		n++;
+	CHECK_EQ(n, IET_KEY_MAX);
+	cf_free(&f);
+}
+
+TEST(ctl_show_of_missing_target_or_session_says_so)
+{
+	struct cfx f;
+
+	cf_init(&f);
+	CHECK_EQ(run(&f, "show", CTL_F_TID, 9, 0), -ENOENT);
+	CHECK_STR(err, "no target with tid 9");
+	CHECK_EQ(run(&f, "show", CTL_F_TID | CTL_F_SID, 1, 5), -ENOENT);
+	CHECK_STR(err, "no session 5 in target 1");
+	CHECK_EQ(run(&f, "show", 0, 0, 0), -EINVAL);
+	CHECK_CONTAINS(err, "needs --tid");
+	cf_free(&f);
+}
+
+TEST(ctl_operations_of_the_next_round_say_they_are_not_supported_yet)
+{
+	struct cfx f;
+
+	cf_init(&f);
+	CHECK_EQ(run(&f, "new", CTL_F_TID, 2, 0), -EOPNOTSUPP);
+	CHECK_STR(err, "--op new is not supported yet");
+	CHECK_EQ(run(&f, "delete", CTL_F_TID, 1, 0), -EOPNOTSUPP);
+	CHECK_EQ(run(&f, "show", CTL_F_USER, 0, 0), -EOPNOTSUPP);
+	CHECK_EQ(run(&f, "frob", 0, 0, 0), -EINVAL);
+	CHECK_CONTAINS(err, "unknown op \"frob\"");
+	CHECK_EQ(fake_count(F_TARGET_DEL), 0);
+	cf_free(&f);
+}
+
+TEST(ctl_kernel_failure_is_reported_with_its_message)
+{
+	struct cfx f;
+
+	cf_init(&f);
+	fake_fail(F_DUMP, -EIO, "dump broke");
+	CHECK_EQ(run(&f, "show", CTL_F_TID, 1, 0), -EIO);
+	CHECK_CONTAINS(err, "dump broke");
+	cf_free(&f);
+}
+
+static bool got_reply(void *arg)
+{
+	int *fd = arg;
+	char c;
+
+	return recv(*fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
+TEST(ctl_socket_serves_a_request_and_closes)
+{
+	struct cfx f;
+	struct ctl ctl;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char path[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64], buf[4096];
+	static const char req[] = "IETCTL 1\nop=show\ntid=1\n\n";
+	struct stat st;
+	size_t have = 0;
+	int fd, i;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(path) != NULL);
+	snprintf(sock, sizeof(sock), "%s/run/ietd.sock", path);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.cfg, sock, err, sizeof(err)) == 0);
+	REQUIRE(stat(sock, &st) == 0);
+	CHECK_EQ(st.st_mode & 0777, 0600);
+	/* A second ietd finds the first one and refuses. */
+	{
+		struct ctl other;
+
+		CHECK(ctl_open(&other, &f.fx.loop, &f.fx.cfg, sock, err,
+			       sizeof(err)) != 0);
+		CHECK_CONTAINS(err, "another ietd");
+	}
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	REQUIRE(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+	REQUIRE(send(fd, req, strlen(req), 0) == (ssize_t)strlen(req));
+	REQUIRE(fx_run_until(&f.fx, got_reply, &fd));
+	for (i = 0; i < 100; i++) {
+		ssize_t n = recv(fd, buf + have, sizeof(buf) - 1 - have,
+				 MSG_DONTWAIT);
+
+		if (n == 0)
+			break;
+		if (n > 0)
+			have += n;
+		else
+			loop_run_once(&f.fx.loop, 5);
+	}
+	buf[have] = '\0';
+	CHECK(!strncmp(buf, "IETCTL 1 0\nWthreads=4\n", 22));
+	close(fd);
+	ctl_close(&ctl);
+	CHECK(stat(sock, &st) != 0);
+	snprintf(sock, sizeof(sock), "%s/run", path);
+	rmdir(sock);
+	rmdir(path);
+	cf_free(&f);
+}
