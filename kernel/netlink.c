@@ -117,6 +117,7 @@ static struct iet_target *req_target(struct genl_info *info)
 	return target;
 }
 
+/* The session the request names, with a reference the caller drops. */
 static struct iet_session *req_session(struct genl_info *info,
 				       struct iet_target *target)
 {
@@ -538,12 +539,15 @@ static int conn_new(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	if (GENL_REQ_ATTR_CHECK(info, IET_A_CID) ||
 	    GENL_REQ_ATTR_CHECK(info, IET_A_CONN_FD) ||
-	    GENL_REQ_ATTR_CHECK(info, IET_A_STATSN))
+	    GENL_REQ_ATTR_CHECK(info, IET_A_STATSN)) {
+		iet_session_put(session);
 		return -EINVAL;
+	}
 	ret = iet_conn_add(session, nla_get_u32(info->attrs[IET_A_CID]),
 			   nla_get_s32(info->attrs[IET_A_CONN_FD]),
 			   nla_get_u32(info->attrs[IET_A_STATSN]),
 			   info->attrs[IET_A_SESSION_PARAMS], info->extack);
+	iet_session_put(session);
 	changed();
 	return ret;
 }
@@ -558,11 +562,11 @@ static int conn_del(struct sk_buff *skb, struct genl_info *info)
 
 	if (!target)
 		return -ENOENT;
+	if (GENL_REQ_ATTR_CHECK(info, IET_A_CID))
+		return -EINVAL;
 	session = req_session(info, target);
 	if (!session)
 		return -ENOENT;
-	if (GENL_REQ_ATTR_CHECK(info, IET_A_CID))
-		return -EINVAL;
 	cid = nla_get_u32(info->attrs[IET_A_CID]);
 	mutex_lock(&target->lock);
 	conn = iet_conn_lookup(session, cid);
@@ -571,6 +575,7 @@ static int conn_del(struct sk_buff *skb, struct genl_info *info)
 		iet_conn_close(conn);
 	}
 	mutex_unlock(&target->lock);
+	iet_session_put(session);
 	if (!conn) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IET_A_CID],
 				    "no connection with this cid");

@@ -407,9 +407,10 @@ static void tx_pdu_sent(struct iet_conn *conn)
 	default:
 		break;
 	}
-	tx_dequeue(conn, cmd);
+	/* The queue's reference may be the last: finish before dropping it. */
 	if (cmd->kind == CMD_SCSI)
 		iet_cmd_finish(cmd);
+	tx_dequeue(conn, cmd);
 }
 
 static int tx_sendmsg(struct iet_conn *conn, void *p, u32 len, int flags)
