@@ -49,34 +49,46 @@ static void abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 }
 
 /*
- * Collect the session's tasks a function applies to: received before the
- * TMF, on lun (or every LUN when lun < 0), or the one with the given ITT.
+ * Collect the tasks a function applies to: the one with the given ITT in
+ * the TMF's session, or those on lun (every LUN when lun < 0) that entered
+ * the task set before the TMF, in its session or, for resets, in all.
  */
 static unsigned int collect(struct iet_cmd *tmf, struct list_head *list,
-			    int lun, bool by_itt, u32 itt)
+			    int lun, bool by_itt, u32 itt, bool all_sessions)
 {
-	struct iet_session *session = tmf->conn->session;
+	struct iet_session *own = tmf->conn->session, *session;
 	struct iet_conn *conn;
 	struct iet_cmd *cmd;
 	unsigned long index;
 	unsigned int nr = 0;
+	bool take;
 
-	mutex_lock(&session->target->lock);
-	list_for_each_entry(conn, &session->conns, list) {
-		xa_lock(&conn->cmds);
-		xa_for_each(&conn->cmds, index, cmd) {
-			if (by_itt ? cmd->itt != itt :
-			    (lun >= 0 && cmd->req.lun_id != lun) ||
-			    (!cmd->delivered &&
-			     !iscsi_sna_lt(cmd->cmdsn, tmf->cmdsn)))
-				continue;
-			iet_cmd_get(cmd);
-			list_add_tail(&cmd->tmf_entry, list);
-			nr++;
+	mutex_lock(&own->target->lock);
+	list_for_each_entry(session, &own->target->sessions, list) {
+		if (session != own && !all_sessions)
+			continue;
+		list_for_each_entry(conn, &session->conns, list) {
+			xa_lock(&conn->cmds);
+			xa_for_each(&conn->cmds, index, cmd) {
+				if (by_itt)
+					take = cmd->itt == itt;
+				else if (lun >= 0 && cmd->req.lun_id != lun)
+					take = false;
+				else if (session == own)
+					take = cmd->delivered ||
+					       iscsi_sna_lt(cmd->cmdsn, tmf->cmdsn);
+				else
+					take = cmd->delivered;
+				if (!take)
+					continue;
+				iet_cmd_get(cmd);
+				list_add_tail(&cmd->tmf_entry, list);
+				nr++;
+			}
+			xa_unlock(&conn->cmds);
 		}
-		xa_unlock(&conn->cmds);
 	}
-	mutex_unlock(&session->target->lock);
+	mutex_unlock(&own->target->lock);
 	return nr;
 }
 
@@ -89,6 +101,20 @@ static void abort_all(struct iet_cmd *tmf, struct list_head *list)
 		abort_task(tmf, cmd);
 		iet_cmd_put(cmd);
 	}
+}
+
+/*
+ * ABORT TASK for a task we do not have: "Function complete" only when its
+ * RefCmdSN was never received, i.e. lies in the window and before this
+ * request (RFC 7143 11.5.1); a task that already finished does not exist.
+ */
+static bool ref_in_window(struct iet_session *session, u32 ref, u32 cmdsn)
+{
+	u32 exp, max;
+
+	iet_session_window(session, &exp, &max);
+	return iscsi_sna_gte(ref, exp) && iscsi_sna_lte(ref, max) &&
+	       iscsi_sna_lt(ref, cmdsn);
 }
 
 void iet_tmf_execute(struct iet_cmd *tmf)
@@ -105,13 +131,11 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 	atomic_set(&tmf->tmf_wait, 1);
 	switch (function) {
 	case ISCSI_TM_FUNC_ABORT_TASK:
-		if (!collect(tmf, &victims, -1, true, (__force u32)hdr->rtt) &&
-		    !iscsi_sna_lt(be32_to_cpu(hdr->refcmdsn), tmf->cmdsn))
+		if (!collect(tmf, &victims, -1, true, (__force u32)hdr->rtt,
+			     false) &&
+		    !ref_in_window(session, be32_to_cpu(hdr->refcmdsn),
+				   tmf->cmdsn))
 			response = ISCSI_TMF_RSP_NO_TASK;
-		/*
-		 * A task not found whose RefCmdSN is older than this request
-		 * has completed: "Function complete" (RFC 7143 11.5.1).
-		 */
 		break;
 	case ISCSI_TM_FUNC_ABORT_TASK_SET:
 	case ISCSI_TM_FUNC_CLEAR_TASK_SET:
@@ -123,14 +147,21 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 			break;
 		}
 		iet_lun_put(l);
-		collect(tmf, &victims, lun, false, 0);
-		if (function == ISCSI_TM_FUNC_LOGICAL_UNIT_RESET)
-			iet_ua_add(target, session, lun, 0x29, 0x03);
+		if (function != ISCSI_TM_FUNC_LOGICAL_UNIT_RESET) {
+			collect(tmf, &victims, lun, false, 0, false);
+			break;
+		}
+		/*
+		 * A reset ends the tasks of every I_T nexus (TAS=0: without
+		 * status) and tells every nexus, this one too (SAM-5 5.9.7).
+		 */
+		collect(tmf, &victims, lun, false, 0, true);
+		iet_ua_add(target, NULL, lun, 0x29, 0x03);
 		break;
 	case ISCSI_TM_FUNC_TARGET_WARM_RESET:
 	case ISCSI_TM_FUNC_TARGET_COLD_RESET:
-		collect(tmf, &victims, -1, false, 0);
-		iet_ua_add(target, session, -1, 0x29, 0x00);
+		collect(tmf, &victims, -1, false, 0, true);
+		iet_ua_add(target, NULL, -1, 0x29, 0x00);
 		break;
 	case ISCSI_TM_FUNC_TASK_REASSIGN:
 		/* Connection allegiance cannot move at ERL 0. */
