@@ -11,7 +11,10 @@
 KVER ?= $(shell uname -r)
 KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
 	$(lastword $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V)))
-KREL = $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# Debian's headers carry the upstream version in kernel.release; the
+# release modules live under is UTS_RELEASE.
+KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
 DESTDIR ?=
 PREFIX ?= /usr
