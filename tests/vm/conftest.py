@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Fixtures of the VM suite: the target (module, ietd), the initiator
+(iscsid, logins), backing stores and a kernel-log guard around every test.
+
+Runs in the guest as root, set up by tests/vm/guest-run. Teardown order is
+the reverse of a real shutdown's dependencies: initiator sessions end, then
+ietd stops (and must exit 0), then the module unloads (and must leave nothing
+behind) -- for every test, so a leak is pinned on the test that caused it.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from vmlib import initiator as ini
+from vmlib import kmsg, storage, util
+from vmlib.target import Ietd, KernelModule, assert_module_gone, render_config
+from vmlib.util import MiB, RESULTS
+
+# ---------------------------------------------------------------- session-wide
+
+@pytest.fixture(scope="session", autouse=True)
+def guest():
+    """The guest is prepared (tests/vm/guest-run does it) and results go to RESULTS."""
+    assert os.geteuid() == 0, "the VM tests run as root inside the VM (scripts/vm-test)"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    assert Path("/sys/module/iscsi_tcp").exists(), "iscsi_tcp not loaded: run through tests/vm/guest-run"
+    ini.initiator_name()
+
+
+@pytest.fixture(scope="session")
+def iscsid():
+    """One iscsid for the whole run, started with setsid (see VM-NOTES)."""
+    d = ini.Iscsid()
+    d.start()
+    yield d
+    if d.running and ini.sysfs_sessions():
+        ini.logout_all()
+    d.stop()
+
+
+@pytest.fixture(scope="session")
+def brd():
+    """/dev/ram0, 64 MiB, zero-filled. Session-scoped: removed after every
+    test's module unload has released it."""
+    disk = storage.Brd(64 * MiB).create()
+    yield disk
+    disk.remove()
+
+
+# ---------------------------------------------------------------- the target
+
+@pytest.fixture
+def kmod():
+    """iscsi_trgt loaded for the test; at the end it must unload and leave
+    nothing behind (threads, /proc entries, slab caches, netlink family).
+    A test may unload it itself (e.g. to check that explicitly)."""
+    m = KernelModule()
+    if m.loaded:        # left over by a test that failed: not ours to judge
+        m.unload()
+    m.load()
+    yield m
+    if m.loaded:
+        m.unload()
+    assert_module_gone(m)
+
+
+@pytest.fixture
+def unloaded_kmod():
+    """The module, not loaded, for tests that load and unload it themselves;
+    unloaded again at the end whatever happened."""
+    m = KernelModule()
+    if m.loaded:
+        m.unload()
+    yield m
+    if m.loaded:
+        m.unload()
+
+
+@pytest.fixture
+def ietd(kmod, request):
+    """Factory: ietd(Target(...), ..., port=3260, global_params={}) writes
+    the config to RESULTS and starts `usr/ietd -f -c CONFIG`. At the end the
+    initiator's sessions are logged out and ietd must exit 0 on SIGTERM."""
+    started = []
+
+    def start(*targets, port=3260, global_params=None, args=()):
+        name = f"ietd-{util.safe_name(request.node.name)}-{len(started)}"
+        d = Ietd(render_config(targets, global_params), name, port=port, args=args)
+        started.append(d)
+        return d.start()
+
+    yield start
+    if ini.sysfs_sessions() and ini.Iscsid.listening():
+        ini.logout_all()
+    for d in reversed(started):
+        d.stop()
+
+
+@pytest.fixture
+def backing(request):
+    """Factory: backing(name, size) -> a sparse file in /tmp, removed at the end."""
+    files = []
+
+    def make(name, size):
+        p = storage.sparse_file(Path("/tmp") / f"iet-{util.safe_name(request.node.name)}-{name}.img", size)
+        files.append(p)
+        return p
+
+    yield make
+    for p in files:
+        p.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------- the initiator
+
+@pytest.fixture
+def initiator(iscsid):
+    """The kernel initiator; its logins are logged out at the end."""
+    i = ini.Initiator()
+    yield i
+    if iscsid.running:
+        i.cleanup()
+
+
+# ---------------------------------------------------------------- kernel log guard
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, "rep_" + rep.when, rep)
+
+
+def dump_state(name, klines):
+    """What a person debugging a failure wants to see, in RESULTS/NAME.state."""
+    parts = []
+    for title, cmd in (("iet threads", ["ps", "-eo", "pid,stat,wchan:32,comm"]),
+                       ("iscsiadm -m session -P 3", ["iscsiadm", "-m", "session", "-P", "3"]),
+                       ("sockets", ["ss", "-tanp"])):
+        cp = util.run(cmd, check=False, timeout=30)
+        parts.append(f"### {title}\n{cp.stdout}{cp.stderr}")
+    for f in ("/proc/net/iet/volume", "/proc/net/iet/session"):
+        parts.append(f"### {f}\n{util.read(f, '(missing)')}")
+    from vmlib.target import iet_threads
+    for t in iet_threads():
+        parts.append(f"### stack of {t.pid} {t.comm} ({t.state})\n{t.stack()}")
+    parts.append("### kernel log during the test\n" + "\n".join(klines))
+    (RESULTS / f"{util.safe_name(name)}.state").write_text("\n".join(parts))
+
+
+@pytest.fixture(autouse=True)
+def kernel_log_guard(request):
+    """Fails the test (at teardown) if the kernel logged a warning, oops,
+    lockdep or KASAN report, hung task or leak while it ran."""
+    log = kmsg.KernelLog()
+    kmsg.mark(f"start {request.node.nodeid}")
+    yield
+    kmsg.mark(f"end {request.node.nodeid}")
+    lines = log.new_lines()
+    log.close()
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed:
+        dump_state(request.node.name, lines)
+    bad = kmsg.bad_lines(lines)
+    if bad:
+        first = lines.index(bad[0])
+        pytest.fail(f"kernel log during {request.node.nodeid} has {len(bad)} bad line(s):\n"
+                    + "\n".join(lines[max(0, first - 5):first + 60]), pytrace=False)
