@@ -241,12 +241,16 @@ int iet_target_set(struct iet_target *target, struct nlattr *tparams,
 	      iet_parse_params(keys, k, IET_KEY_MAX, iet_key_policy, extack) ?:
 	      check_target_keys(k, extack);
 	if (!ret && tp[IET_TP_WTHREADS] != target->pool.nr) {
+		unsigned int old = target->pool.nr;
+
 		ret = iet_pool_resize(target, tp[IET_TP_WTHREADS]);
-		if (ret)
+		if (ret) {
+			/* Nothing half-applied: back to the pool it was. */
+			iet_pool_resize(target, old);
 			NL_SET_ERR_MSG(extack, "cannot start I/O threads");
-		tp[IET_TP_WTHREADS] = target->pool.nr;
-		memcpy(target->tparams, tp, sizeof(tp));
-	} else if (!ret) {
+		}
+	}
+	if (!ret) {
 		memcpy(target->tparams, tp, sizeof(tp));
 		memcpy(target->keys, k, sizeof(k));
 	}
