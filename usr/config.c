@@ -10,9 +10,14 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "config.h"
 #include "params.h"
+
+/* The port of a Redirect address that names none: iSCSI's. */
+#define REDIRECT_PORT	3260
 
 enum ck_type {
 	CK_BOOL,
@@ -74,7 +79,10 @@ static const struct conf_key conf_keys[] = {
 
 #define NR_CONF_KEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))
 /* Per-stanza "where was it set" slots: conf_keys, then these. */
-enum { SLOT_ALIAS = NR_CONF_KEYS, SLOT_MAX_SESSIONS, NR_SLOTS };
+enum {
+	SLOT_ALIAS = NR_CONF_KEYS, SLOT_MAX_SESSIONS, SLOT_REDIRECT,
+	SLOT_CHAP_ALGS, SLOT_ORIGIN, NR_SLOTS
+};
 
 static const struct conf_key *conf_key_find(const char *name)
 {
@@ -177,6 +185,165 @@ static int parse_mark_int(const char *v, const struct conf_key *k, char *err,
 	return 0;
 }
 
+int chap_algs_parse(const char *v, uint32_t *mask, char *err,
+		    size_t errlen)
+{
+	static const struct {
+		const char *name;
+		unsigned int id;
+	} names[] = {
+		{ "MD5", CHAP_MD5 }, { "SHA1", CHAP_SHA1 },
+		{ "SHA-1", CHAP_SHA1 }, { "SHA256", CHAP_SHA256 },
+		{ "SHA-256", CHAP_SHA256 }, { "SHA3-256", CHAP_SHA3_256 },
+	};
+	uint32_t m = 0;
+
+	if (!*v) {
+		snprintf(err, errlen, "missing value");
+		return -EINVAL;
+	}
+	while (1) {
+		size_t len = strcspn(v, ","), i;
+		char item[16];
+		uint64_t n;
+		int id = -1;
+
+		if (!len || len >= sizeof(item))
+			goto bad;
+		memcpy(item, v, len);
+		item[len] = '\0';
+		if (!parse_number(item, &n) && n >= CHAP_MD5 &&
+		    n <= CHAP_SHA3_256)
+			id = n;
+		for (i = 0; id < 0 && i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcasecmp(item, names[i].name))
+				id = names[i].id;
+		if (id < 0)
+			goto bad;
+		m |= CHAP_ALG_BIT(id);
+		if (!v[len])
+			break;
+		v += len + 1;
+		continue;
+bad:
+		snprintf(err, errlen,
+			 "\"%.*s\" is not a CHAP algorithm: 5 (MD5), 6 (SHA1), 7 (SHA256) or 8 (SHA3-256)",
+			 (int)(len > 32 ? 32 : len), v);
+		return -EINVAL;
+	}
+	*mask = m;
+	return 0;
+}
+
+/* A host name, as TargetAddress allows one (RFC 7143 13.8). */
+static bool host_name(const char *s, size_t len)
+{
+	size_t i;
+
+	if (!len || len > 253)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '.' && s[i] != '-')
+			return false;
+	return true;
+}
+
+int redirect_parse(const char *v, char *out, size_t outlen, char *err,
+		   size_t errlen)
+{
+	char host[INET6_ADDRSTRLEN + 8];
+	const char *port = NULL, *end;
+	struct in6_addr a6;
+	struct in_addr a4;
+	uint64_t p = REDIRECT_PORT;
+	bool v6 = false;
+	size_t hlen;
+
+	if (v[0] == '[') {
+		end = strchr(v, ']');
+		if (!end || (end[1] && end[1] != ':'))
+			goto bad;
+		hlen = end - v - 1;
+		if (hlen >= sizeof(host))
+			goto bad;
+		memcpy(host, v + 1, hlen);
+		host[hlen] = '\0';
+		if (inet_pton(AF_INET6, host, &a6) != 1)
+			goto bad;
+		v6 = true;
+		if (end[1])
+			port = end + 2;
+	} else {
+		end = strchr(v, ':');
+		hlen = end ? (size_t)(end - v) : strlen(v);
+		if (hlen >= sizeof(host) || !host_name(v, hlen))
+			goto bad;
+		memcpy(host, v, hlen);
+		host[hlen] = '\0';
+		if (strspn(host, "0123456789.") == hlen &&
+		    inet_pton(AF_INET, host, &a4) != 1)
+			goto bad;
+		if (end)
+			port = end + 1;
+	}
+	if (port && (parse_number(port, &p) || p < 1 || p > 65535)) {
+		snprintf(err, errlen, "\"%.32s\" is not a port 1..65535", port);
+		return -EINVAL;
+	}
+	if ((size_t)snprintf(out, outlen, v6 ? "[%s]:%u" : "%s:%u", host,
+			     (unsigned int)p) >= outlen)
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen,
+		 "\"%.64s\" is not ADDRESS[:PORT] (an IPv4 address, [IPv6 address] or host name)",
+		 v);
+	return -EINVAL;
+}
+
+int account_check(const char *user, const char *secret, bool allow_short,
+		  char *err, size_t errlen)
+{
+	const char *c;
+
+	if (!*user || strlen(user) > CHAP_NAME_MAX) {
+		snprintf(err, errlen, "user name must be 1..%d characters",
+			 CHAP_NAME_MAX);
+		return -EINVAL;
+	}
+	for (c = user; *c; c++) {
+		if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f) {
+			snprintf(err, errlen,
+				 "user name: only printable characters without blanks");
+			return -EINVAL;
+		}
+	}
+	if (!*secret) {
+		snprintf(err, errlen, "missing secret for %.64s", user);
+		return -EINVAL;
+	}
+	if (strlen(secret) > CHAP_SECRET_MAX) {
+		snprintf(err, errlen, "secret of %.64s is longer than %d characters",
+			 user, CHAP_SECRET_MAX);
+		return -EINVAL;
+	}
+	for (c = secret; *c; c++) {
+		if ((unsigned char)*c <= ' ' || (unsigned char)*c >= 0x7f) {
+			snprintf(err, errlen,
+				 "secret of %.64s: only printable characters without blanks",
+				 user);
+			return -EINVAL;
+		}
+	}
+	if (!allow_short && strlen(secret) < CHAP_SECRET_MIN) {
+		snprintf(err, errlen,
+			 "secret of %.64s has %zu characters, at least %d are needed (AllowShortSecrets Yes in the global section allows shorter ones)",
+			 user, strlen(secret), CHAP_SECRET_MIN);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int target_set_key(struct target_conf *t, const char *key, const char *value,
 		   char *err, size_t errlen)
 {
@@ -198,6 +365,17 @@ int target_set_key(struct target_conf *t, const char *key, const char *value,
 		if (!strcasecmp(key, "MaxSessions"))
 			return parse_u32(value, 0, 65535, &t->max_sessions,
 					 err, errlen);
+		if (!strcasecmp(key, "Redirect")) {
+			if (!*value) {
+				t->redirect[0] = '\0';
+				return 0;
+			}
+			return redirect_parse(value, t->redirect,
+					      sizeof(t->redirect), err, errlen);
+		}
+		if (!strcasecmp(key, "CHAPAlgorithms"))
+			return chap_algs_parse(value, &t->auth.chap_algs, err,
+					       errlen);
 		return -ENOENT;
 	}
 	if (!*value) {
@@ -280,9 +458,9 @@ static int check_id(const char *v, size_t max, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	for (c = v; *c; c++) {
-		if (*c <= ' ' || *c > '~') {
+		if (*c <= ' ' || *c > '~' || *c == ',') {
 			snprintf(err, errlen,
-				 "only printable characters without blanks");
+				 "only printable characters without blanks or commas");
 			return -EINVAL;
 		}
 	}
@@ -300,6 +478,11 @@ static int lun_arg_set(struct lun_conf *lun, enum lun_arg a, const char *v,
 			snprintf(err, errlen, "must be an absolute path");
 			return -EINVAL;
 		}
+		if (has_space(v)) {
+			/* A Lun line could not hold it. */
+			snprintf(err, errlen, "blanks are not allowed in a path");
+			return -EINVAL;
+		}
 		if (strlen(v) > IET_PATH_MAX) {
 			snprintf(err, errlen, "longer than %d characters",
 				 IET_PATH_MAX);
@@ -312,13 +495,16 @@ static int lun_arg_set(struct lun_conf *lun, enum lun_arg a, const char *v,
 			lun->type = IET_LUN_FILEIO;
 		else if (!strcasecmp(v, "nullio"))
 			lun->type = IET_LUN_NULLIO;
-		else if (!strcasecmp(v, "blockio")) {
+		else if (!strcasecmp(v, "blockio"))
+			/*
+			 * IET's bio backend; cluster agents ask for it for
+			 * block devices. fileio serves them through the VFS
+			 * until the kernel has a blockio backend.
+			 */
+			lun->type = IET_LUN_FILEIO;
+		else {
 			snprintf(err, errlen,
-				 "blockio is not supported yet; fileio serves block devices too");
-			return -EINVAL;
-		} else {
-			snprintf(err, errlen,
-				 "\"%.32s\" is not fileio or nullio", v);
+				 "\"%.32s\" is not fileio, blockio or nullio", v);
 			return -EINVAL;
 		}
 		return 0;
@@ -457,9 +643,12 @@ int lun_parse_args(const char *args, struct lun_conf *lun, char *err,
 struct parser {
 	const char *file;
 	unsigned int line;
+	unsigned int flags;		/* CONFIG_* */
 	struct config *cfg;
 	struct target_conf *cur;	/* current stanza or NULL (global) */
 	unsigned int slot_line[NR_SLOTS];
+	unsigned int short_line;	/* AllowShortSecrets */
+	unsigned int global_algs_line;
 	char *err;
 	size_t errlen;
 };
@@ -587,11 +776,139 @@ static int do_lun(struct parser *p, const char *rest)
 	return 0;
 }
 
+/* "IncomingUser <user> <secret>" or "OutgoingUser <user> <secret>" */
+static int do_user(struct parser *p, const char *key, const char *rest,
+		   bool incoming)
+{
+	struct auth *a = p->cur ? &p->cur->auth : &p->cfg->auth;
+	struct account acc;
+	const char *sec;
+	size_t ulen = strcspn(rest, " \t");
+	char what[384];
+	int ret;
+
+	memset(&acc, 0, sizeof(acc));
+	if (!ulen)
+		return fail(p, key, "expected \"%s <user> <secret>\"", key);
+	if (ulen > CHAP_NAME_MAX)
+		return fail(p, key, "user name longer than %d characters",
+			    CHAP_NAME_MAX);
+	memcpy(acc.user, rest, ulen);
+	sec = rest + ulen;
+	while (*sec == ' ' || *sec == '\t')
+		sec++;
+	if (has_space(sec))
+		return fail(p, key, "unexpected text after the secret of %.64s",
+			    acc.user);
+	if (strlen(sec) > CHAP_SECRET_MAX)
+		return fail(p, key, "secret of %.64s is longer than %d characters",
+			    acc.user, CHAP_SECRET_MAX);
+	strcpy(acc.secret, sec);
+	acc.line = p->line;
+	/* Lengths are checked at the end: AllowShortSecrets may follow. */
+	ret = account_check(acc.user, acc.secret, true, what, sizeof(what));
+	if (ret) {
+		wipe(&acc, sizeof(acc));
+		return fail(p, key, "%s", what);
+	}
+	if (incoming) {
+		const struct account *old = auth_incoming(a, acc.user);
+
+		if (old) {
+			wipe(&acc, sizeof(acc));
+			return fail(p, key, "%.64s already defined on line %u",
+				    old->user, old->line);
+		}
+		ret = auth_add_incoming(a, &acc);
+		wipe(&acc, sizeof(acc));
+		if (ret)
+			return fail(p, key, "out of memory");
+		return 0;
+	}
+	if (a->has_outgoing) {
+		wipe(&acc, sizeof(acc));
+		return fail(p, key, "only one OutgoingUser, already set on line %u",
+			    a->outgoing.line);
+	}
+	a->outgoing = acc;
+	a->has_outgoing = true;
+	wipe(&acc, sizeof(acc));
+	return 0;
+}
+
+/* Secret rules that need the whole file: lengths, and mutual CHAP. */
+static int check_secrets(struct parser *p, const struct auth *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_incoming; i++) {
+		const struct account *acc = &a->incoming[i];
+
+		if (!p->cfg->allow_short_secrets &&
+		    strlen(acc->secret) < CHAP_SECRET_MIN) {
+			p->line = acc->line;
+			return fail(p, "IncomingUser",
+				    "secret of %.64s has %zu characters, at least %d are needed (AllowShortSecrets Yes in the global section allows shorter ones)",
+				    acc->user, strlen(acc->secret),
+				    CHAP_SECRET_MIN);
+		}
+		if (a->has_outgoing && !strcmp(acc->secret, a->outgoing.secret)) {
+			p->line = a->outgoing.line;
+			return fail(p, "OutgoingUser",
+				    "the secret of %.64s is the one of IncomingUser %.64s (line %u): mutual CHAP needs two different secrets",
+				    a->outgoing.user, acc->user, acc->line);
+		}
+	}
+	if (a->has_outgoing && !p->cfg->allow_short_secrets &&
+	    strlen(a->outgoing.secret) < CHAP_SECRET_MIN) {
+		p->line = a->outgoing.line;
+		return fail(p, "OutgoingUser",
+			    "secret of %.64s has %zu characters, at least %d are needed (AllowShortSecrets Yes in the global section allows shorter ones)",
+			    a->outgoing.user, strlen(a->outgoing.secret),
+			    CHAP_SECRET_MIN);
+	}
+	return 0;
+}
+
+static int check_all_secrets(struct parser *p)
+{
+	size_t i;
+
+	if (check_secrets(p, &p->cfg->auth))
+		return -EINVAL;
+	for (i = 0; i < p->cfg->nr_targets; i++)
+		if (check_secrets(p, &p->cfg->targets[i].auth))
+			return -EINVAL;
+	return 0;
+}
+
 static int do_global(struct parser *p, const char *key, const char *value)
 {
 	struct config *cfg = p->cfg;
 	uint32_t v;
 	char what[256];
+
+	if (!strcasecmp(key, "AllowShortSecrets")) {
+		if (p->short_line)
+			return fail(p, key, "already set on line %u",
+				    p->short_line);
+		if (parse_yes_no(value, &v, what, sizeof(what)))
+			return fail(p, key, "%s", what);
+		cfg->allow_short_secrets = v;
+		p->short_line = p->line;
+		return 0;
+	}
+	if (!strcasecmp(key, "CHAPAlgorithms")) {
+		if (p->global_algs_line)
+			return fail(p, key, "already set on line %u",
+				    p->global_algs_line);
+		if (chap_algs_parse(value, &cfg->auth.chap_algs, what,
+				    sizeof(what)))
+			return fail(p, key, "%s", what);
+		p->global_algs_line = p->line;
+		cfg->auth.algs_line = p->line;
+		return 0;
+	}
 
 	if (!strcasecmp(key, "iSNSServer")) {
 		if (!*value || has_space(value) ||
@@ -607,7 +924,8 @@ static int do_global(struct parser *p, const char *key, const char *value)
 		return 0;
 	}
 	if (!strcasecmp(key, "Lun") || !strcasecmp(key, "Alias") ||
-	    !strcasecmp(key, "MaxSessions") || conf_key_find(key))
+	    !strcasecmp(key, "MaxSessions") || !strcasecmp(key, "Redirect") ||
+	    !strcasecmp(key, "Origin") || conf_key_find(key))
 		return fail(p, key, "only allowed inside a Target stanza");
 	return fail(p, key, "unknown key");
 }
@@ -626,13 +944,15 @@ static int do_line(struct parser *p, char *l)
 	}
 	if (!strcasecmp(key, "Target"))
 		return do_target(p, rest);
-	if (!strcasecmp(key, "IncomingUser") ||
-	    !strcasecmp(key, "OutgoingUser"))
-		return fail(p, key, "CHAP is not supported yet");
+	if (!strcasecmp(key, "IncomingUser"))
+		return do_user(p, "IncomingUser", rest, true);
+	if (!strcasecmp(key, "OutgoingUser"))
+		return do_user(p, "OutgoingUser", rest, false);
 	if (!p->cur)
 		return do_global(p, key, rest);
 	if (!strcasecmp(key, "iSNSServer") ||
-	    !strcasecmp(key, "iSNSAccessControl"))
+	    !strcasecmp(key, "iSNSAccessControl") ||
+	    !strcasecmp(key, "AllowShortSecrets"))
 		return fail(p, key,
 			    "only allowed in the global section, before the first Target");
 	if (!strcasecmp(key, "Lun"))
@@ -645,14 +965,35 @@ static int do_line(struct parser *p, char *l)
 		slot = SLOT_ALIAS;
 	else if (!strcasecmp(key, "MaxSessions"))
 		slot = SLOT_MAX_SESSIONS;
+	else if (!strcasecmp(key, "Redirect"))
+		slot = SLOT_REDIRECT;
+	else if (!strcasecmp(key, "CHAPAlgorithms"))
+		slot = SLOT_CHAP_ALGS;
+	else if (!strcasecmp(key, "Origin") && (p->flags & CONFIG_STATE))
+		slot = SLOT_ORIGIN;
 	else
 		return fail(p, key, "unknown key");
 	if (p->slot_line[slot])
 		return fail(p, key, "already set on line %u",
 			    p->slot_line[slot]);
+	if (slot == SLOT_ORIGIN) {
+		if (!strcasecmp(rest, "ietadm"))
+			p->cur->origin = ORIGIN_ADMIN;
+		else if (!strcasecmp(rest, "kernel"))
+			p->cur->origin = ORIGIN_KERNEL;
+		else if (strcasecmp(rest, "file"))
+			return fail(p, key, "\"%.32s\" is not file, ietadm or kernel",
+				    rest);
+		p->slot_line[slot] = p->line;
+		return 0;
+	}
+	if (slot == SLOT_REDIRECT && !*rest)
+		return fail(p, key, "missing value");
 	ret = target_set_key(p->cur, key, rest, what, sizeof(what));
 	if (ret)
 		return fail(p, key, "%s", what);
+	if (slot == SLOT_CHAP_ALGS)
+		p->cur->auth.algs_line = p->line;
 	p->slot_line[slot] = p->line;
 	return 0;
 }
@@ -660,8 +1001,16 @@ static int do_line(struct parser *p, char *l)
 int config_parse(const char *buf, size_t len, const char *file,
 		 struct config *cfg, char *err, size_t errlen)
 {
+	return config_parse_flags(buf, len, file, 0, cfg, err, errlen);
+}
+
+int config_parse_flags(const char *buf, size_t len, const char *file,
+		       unsigned int flags, struct config *cfg, char *err,
+		       size_t errlen)
+{
 	struct parser p = {
-		.file = file, .cfg = cfg, .err = err, .errlen = errlen,
+		.file = file, .flags = flags, .cfg = cfg, .err = err,
+		.errlen = errlen,
 	};
 	char l[CONFIG_LINE_MAX + 2];
 	size_t pos = 0;
@@ -696,16 +1045,25 @@ int config_parse(const char *buf, size_t len, const char *file,
 		if (do_line(&p, s))
 			goto fail;
 	}
-	if (end_target(&p))
+	if (end_target(&p) || check_all_secrets(&p))
 		goto fail;
+	wipe(l, sizeof(l));
 	return 0;
 fail:
+	/* The line buffer may hold a secret. */
+	wipe(l, sizeof(l));
 	config_free(cfg);
 	return -EINVAL;
 }
 
 int config_load(const char *path, struct config *cfg, char *err,
 		size_t errlen)
+{
+	return config_load_flags(path, 0, cfg, err, errlen);
+}
+
+int config_load_flags(const char *path, unsigned int flags,
+		      struct config *cfg, char *err, size_t errlen)
 {
 	struct stat st;
 	char *buf;
@@ -747,7 +1105,8 @@ int config_load(const char *path, struct config *cfg, char *err,
 		got += n;
 	}
 	close(fd);
-	ret = config_parse(buf, got, path, cfg, err, errlen);
+	ret = config_parse_flags(buf, got, path, flags, cfg, err, errlen);
+	wipe(buf, got);
 	free(buf);
 	return ret;
 }

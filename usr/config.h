@@ -6,7 +6,9 @@
 #ifndef IET_USR_CONFIG_H
 #define IET_USR_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 
@@ -22,6 +24,17 @@ int config_parse(const char *buf, size_t len, const char *file,
 /* Read and parse a file; errors name the file. */
 int config_load(const char *path, struct config *cfg, char *err,
 		size_t errlen);
+
+/*
+ * ietd's own state file (state.h) is ietd.conf syntax plus a per-target
+ * "Origin file|ietadm|kernel" line, which only this flag allows.
+ */
+#define CONFIG_STATE	0x1
+int config_parse_flags(const char *buf, size_t len, const char *file,
+		       unsigned int flags, struct config *cfg, char *err,
+		       size_t errlen);
+int config_load_flags(const char *path, unsigned int flags,
+		      struct config *cfg, char *err, size_t errlen);
 /* The file to read without -c: /etc/iet/ietd.conf, else /etc/ietd.conf. */
 const char *config_default_path(void);
 
@@ -38,6 +51,21 @@ int lun_parse_args(const char *args, struct lun_conf *lun, char *err,
  */
 int target_set_key(struct target_conf *t, const char *key, const char *value,
 		   char *err, size_t errlen);
+/*
+ * One CHAP account's user name and secret: printable, no blanks, within
+ * their lengths; the secret at least CHAP_SECRET_MIN long unless
+ * allow_short. err names the user, never the secret.
+ */
+int account_check(const char *user, const char *secret, bool allow_short,
+		  char *err, size_t errlen);
+/* "5,7" or "MD5,SHA256": CHAP algorithms into a mask of CHAP_ALG_BIT(). */
+int chap_algs_parse(const char *v, uint32_t *mask, char *err, size_t errlen);
+/*
+ * A login redirect, ADDRESS[:PORT] with an IPv4 address, [IPv6 address]
+ * or host name, into "address:port" (port 3260 when none is given).
+ */
+int redirect_parse(const char *v, char *out, size_t outlen, char *err,
+		   size_t errlen);
 /* A valid iSCSI name (RFC 7143 4.2.7: iqn., eui. or naa. form)? */
 int iscsi_name_check(const char *name, char *err, size_t errlen);
 

@@ -39,6 +39,7 @@ struct conn {
 	struct conn *next;
 	struct conn **pprev;
 	struct sockaddr_storage local;
+	struct sockaddr_storage peer_addr;
 	char peer[INET6_ADDRSTRLEN + 16];
 	enum conn_phase phase;
 	uint8_t bhs[BHS_LEN];
@@ -77,7 +78,9 @@ static void name_peer(struct conn *c)
 	char a[INET6_ADDRSTRLEN] = "?";
 	unsigned int port = 0;
 
+	memset(&ss, 0, sizeof(ss));
 	if (getpeername(c->w.fd, (struct sockaddr *)&ss, &len) == 0) {
+		c->peer_addr = ss;
 		if (ss.ss_family == AF_INET) {
 			struct sockaddr_in *s4 = (void *)&ss;
 
@@ -197,6 +200,7 @@ static void become_discovery(struct conn *c)
 		conn_close(c);
 		return;
 	}
+	disc_set_access(c->disc, &c->peer_addr, c->srv->access_dirs);
 	c->disc_session = o->reserved;
 	c->hdigest = o->keys[IET_KEY_HEADER_DIGEST] == IET_DIGEST_CRC32C;
 	c->ddigest = o->keys[IET_KEY_DATA_DIGEST] == IET_DIGEST_CRC32C;
@@ -231,10 +235,13 @@ static void do_handoff(struct conn *c)
 			o->initiator, o->tid, err);
 		srv->failures++;
 	} else {
-		log_info("%s: %s logged in to tid %u, sid %llu, cid %u%s",
+		const char *auth = login_auth_info(c->login);
+
+		log_info("%s: %s logged in to tid %u, sid %llu, cid %u%s%s%s",
 			 c->peer, o->initiator, o->tid,
 			 (unsigned long long)o->sid, o->cid,
-			 o->leading ? "" : " (added connection)");
+			 o->leading ? "" : " (added connection)",
+			 *auth ? ", " : "", auth);
 		srv->logins++;
 	}
 	close(fd);
@@ -309,17 +316,34 @@ static int send_pdu(struct conn *c, const struct pdu_out *out,
 }
 
 /* Debug level 2: every PDU's header and text, for interoperability work. */
+/* Whether the pair starting at p is a CHAP value that must not be logged. */
+static bool secret_key(const uint8_t *p, size_t left)
+{
+	return left > 7 && (!memcmp(p, "CHAP_R=", 7) || !memcmp(p, "CHAP_C=", 7));
+}
+
 static void trace(const struct conn *c, const char *dir, const uint8_t *bhs,
 		  const uint8_t *data, size_t dlen)
 {
+	static const char hidden[] = "CHAP_?=(hidden) ";
 	char text[512];
-	size_t i, n = 0;
+	size_t i, n = 0, room = sizeof(text) - sizeof(hidden) - 4;
 
 	if (log_level() < 2)
 		return;
-	for (i = 0; i < dlen && n < sizeof(text) - 4; i++) {
+	for (i = 0; i < dlen && n < room; i++) {
 		uint8_t ch = data[i];
 
+		/* CHAP challenges and responses never reach the log. */
+		if ((i == 0 || data[i - 1] == 0) && secret_key(data + i, dlen - i)) {
+			memcpy(text + n, hidden, sizeof(hidden) - 1);
+			text[n + 5] = data[i + 5];
+			n += sizeof(hidden) - 1;
+			while (i + 1 < dlen && data[i + 1])
+				i++;
+			i++;		/* and its NUL */
+			continue;
+		}
 		text[n++] = ch == 0 ? ' ' : (ch < 0x20 || ch > 0x7e) ? '?' : ch;
 	}
 	if (i < dlen) {
@@ -548,6 +572,8 @@ void server_accept(void *arg, int fd)
 	if (c)
 		c->login = login_new(&(struct login_env){
 			.cfg = srv->cfg, .reg = srv->reg,
+			.peer = &c->peer_addr, .local = &c->local,
+			.access_dirs = srv->access_dirs,
 		}, srv->statsn_seed++);
 	if (!c || !c->login) {
 		log_err("out of memory for a connection");

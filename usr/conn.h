@@ -24,6 +24,7 @@ struct server {
 	unsigned int login_timeout_ms;	/* whole login, accept to hand-off */
 	unsigned int idle_timeout_ms;	/* a discovery session between PDUs */
 	unsigned int max_conns;		/* connections ietd holds at once */
+	const char *access_dirs;	/* access files (acl.h); NULL: none */
 	uint32_t statsn_seed;		/* first StatSN of the next connection */
 	struct conn *conns;
 	size_t nr_conns;

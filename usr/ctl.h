@@ -11,7 +11,7 @@
 
 #include "ctl_proto.h"
 #include "loop.h"
-#include "model.h"
+#include "runtime.h"
 #include "text.h"
 
 struct ctl_client;
@@ -19,16 +19,18 @@ struct ctl_client;
 struct ctl {
 	struct watch w;
 	struct loop *loop;
-	const struct config *cfg;
+	struct runtime *rt;
 	char path[108];
 	struct ctl_client *clients;
 };
 
+/* Make the socket's directory (0700) if it is missing. */
+int ctl_prepare_dir(const char *path, char *err, size_t errlen);
 /*
  * Create the socket (its directory 0700, the socket 0600). Refuses if
  * another ietd answers on it; removes a stale one.
  */
-int ctl_open(struct ctl *c, struct loop *loop, const struct config *cfg,
+int ctl_open(struct ctl *c, struct loop *loop, struct runtime *rt,
 	     const char *path, char *err, size_t errlen);
 void ctl_close(struct ctl *c);
 /* Drop clients that have not finished their request in time. */
@@ -36,9 +38,9 @@ void ctl_tick(struct ctl *c, uint64_t now);
 
 /*
  * Run one request: output lines go to out, a failure returns a negative
- * errno with err saying why in one line.
+ * errno with err saying why in one line (out may hold what was done).
  */
-int ctl_handle(const struct config *cfg, const struct ctl_req *req,
+int ctl_handle(struct runtime *rt, const struct ctl_req *req,
 	       struct textbuf *out, char *err, size_t errlen);
 
 #endif

@@ -56,6 +56,12 @@ int ctl_req_format(const struct ctl_req *r, char *buf, size_t len)
 		ret = put(buf, len, &off, "params", r->params);
 	if (!ret && (r->fields & CTL_F_REDIRECT))
 		ret = put(buf, len, &off, "redirect", r->redirect);
+	if (!ret && (r->fields & CTL_F_TARGET))
+		ret = put(buf, len, &off, "target", r->target);
+	if (!ret && (r->fields & CTL_F_JSON))
+		ret = put(buf, len, &off, "json", "1");
+	if (!ret && (r->fields & CTL_F_DRYRUN))
+		ret = put(buf, len, &off, "dryrun", "1");
 	if (ret)
 		return ret;
 	if (off + 1 >= len)
@@ -85,10 +91,13 @@ static int number(const char *v, uint64_t max, uint64_t *out)
 static const struct {
 	const char *name;
 	uint32_t field;
+	int version;			/* the first that has it */
 } fields[] = {
-	{ "tid", CTL_F_TID }, { "sid", CTL_F_SID }, { "cid", CTL_F_CID },
-	{ "lun", CTL_F_LUN }, { "user", CTL_F_USER },
-	{ "params", CTL_F_PARAMS }, { "redirect", CTL_F_REDIRECT },
+	{ "tid", CTL_F_TID, 1 }, { "sid", CTL_F_SID, 1 },
+	{ "cid", CTL_F_CID, 1 }, { "lun", CTL_F_LUN, 1 },
+	{ "user", CTL_F_USER, 1 }, { "params", CTL_F_PARAMS, 1 },
+	{ "redirect", CTL_F_REDIRECT, 1 }, { "target", CTL_F_TARGET, 2 },
+	{ "json", CTL_F_JSON, 2 }, { "dryrun", CTL_F_DRYRUN, 2 },
 };
 
 int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *err,
@@ -129,12 +138,13 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *err,
 				snprintf(err, errlen, "not an IETCTL request");
 				return -EINVAL;
 			}
-			if (ver != CTL_VERSION) {
+			if (ver < CTL_VERSION_MIN || ver > CTL_VERSION) {
 				snprintf(err, errlen,
-					 "protocol version %d not supported (ietd speaks %d)",
-					 ver, CTL_VERSION);
+					 "protocol version %d not supported (ietd speaks %d..%d)",
+					 ver, CTL_VERSION_MIN, CTL_VERSION);
 				return -EPROTO;
 			}
+			r->version = ver;
 			header = true;
 			continue;
 		}
@@ -164,7 +174,8 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *err,
 		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 			if (!strcmp(line, fields[i].name))
 				break;
-		if (i == sizeof(fields) / sizeof(fields[0])) {
+		if (i == sizeof(fields) / sizeof(fields[0]) ||
+		    fields[i].version > r->version) {
 			snprintf(err, errlen, "unknown field \"%.32s\"", line);
 			return -EINVAL;
 		}
@@ -192,6 +203,17 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *err,
 			r->sid = n;
 			break;
 		case CTL_F_USER:
+		case CTL_F_JSON:
+		case CTL_F_DRYRUN:
+			if (strcmp(val, "1")) {
+				snprintf(err, errlen, "%s: expected 1", line);
+				return -EINVAL;
+			}
+			break;
+		case CTL_F_TARGET:
+			if (!*val || strlen(val) >= sizeof(r->target))
+				goto too_long;
+			strcpy(r->target, val);
 			break;
 		case CTL_F_PARAMS:
 			if (strlen(val) >= sizeof(r->params))
@@ -216,12 +238,18 @@ too_long:
 	return -EINVAL;
 }
 
+int ctl_rsp_header(int version, int status, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s %d %d\n", CTL_MAGIC,
+			version ? version : CTL_VERSION, status);
+}
+
 int ctl_rsp_parse(const char *buf, int *status, const char **body)
 {
 	int ver, n = 0;
 
 	if (sscanf(buf, CTL_MAGIC " %d %d%n", &ver, status, &n) != 2 ||
-	    ver != CTL_VERSION || buf[n] != '\n')
+	    ver < CTL_VERSION_MIN || ver > CTL_VERSION || buf[n] != '\n')
 		return -EPROTO;
 	*body = buf + n + 1;
 	return 0;

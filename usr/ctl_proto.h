@@ -3,17 +3,20 @@
  * The ietadm <-> ietd protocol over a root-only UNIX stream socket.
  *
  * Request, text lines, ended by an empty line:
- *	IETCTL 1		magic and protocol version
+ *	IETCTL 2		magic and protocol version
  *	op=show			then one field per line, each at most once:
  *	tid=1			op, tid, sid, cid, lun (decimal numbers),
- *	sid=0			user=1, params=<text>, redirect=<text>
- *	<empty line>
+ *	sid=0			user=1, params=<text>, redirect=<text>,
+ *	<empty line>		and since version 2 target=<name> (a target
+ *				by name instead of tid), json=1, dryrun=1
  * Response, then ietd closes the connection:
- *	IETCTL 1 <status>	0, or a positive errno
+ *	IETCTL 2 <status>	0, or a positive errno; the request's version
  *	<body>			on success the output (Key=Value lines for
- *				show); on failure one line saying why
+ *				show); on failure what was done, if anything,
+ *				then one line saying why
  * A field this version does not know is an error, so new fields come with
  * a new version and an old ietd refuses them rather than ignoring them.
+ * ietd answers version 1 requests too (with version 1 fields only).
  */
 #ifndef IET_USR_CTL_PROTO_H
 #define IET_USR_CTL_PROTO_H
@@ -24,7 +27,8 @@
 
 #define CTL_SOCKET_PATH		"/run/iet/ietd.sock"
 #define CTL_MAGIC		"IETCTL"
-#define CTL_VERSION		1
+#define CTL_VERSION		2
+#define CTL_VERSION_MIN		1
 #define CTL_REQ_MAX		65536
 #define CTL_RSP_MAX		(16u << 20)
 #define CTL_PARAMS_MAX		8192
@@ -37,9 +41,14 @@ enum ctl_field {
 	CTL_F_USER	= 1 << 4,
 	CTL_F_PARAMS	= 1 << 5,
 	CTL_F_REDIRECT	= 1 << 6,
+	/* version 2 */
+	CTL_F_TARGET	= 1 << 7,
+	CTL_F_JSON	= 1 << 8,
+	CTL_F_DRYRUN	= 1 << 9,
 };
 
 struct ctl_req {
+	int version;			/* of a parsed request */
 	char op[16];
 	uint32_t fields;		/* enum ctl_field: which are given */
 	uint32_t tid;
@@ -48,6 +57,7 @@ struct ctl_req {
 	uint32_t lun;
 	char params[CTL_PARAMS_MAX];
 	char redirect[256];
+	char target[224];		/* IET_NAME_MAX + 1 */
 };
 
 /* Bytes written, or -ENOSPC / -EINVAL (a value with a newline). */
@@ -60,6 +70,8 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *err,
 		  size_t errlen);
 /* Whether buf holds a complete request yet. */
 bool ctl_req_complete(const char *buf, size_t len);
+/* The header line of a response to a request of that version. */
+int ctl_rsp_header(int version, int status, char *buf, size_t len);
 /* Split a response: *status and *body (NUL-terminated by the caller). */
 int ctl_rsp_parse(const char *buf, int *status, const char **body);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* SendTargets, Logout and NOP in discovery sessions. */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl.h"
 #include "discovery.h"
 #include "params.h"
 
@@ -16,6 +18,10 @@
 struct disc {
 	const struct config *cfg;
 	struct sockaddr_storage local;
+	struct sockaddr_storage peer;
+	bool has_peer;
+	const char *access_dirs;
+	char initiator[IET_NAME_MAX + 1];
 	uint16_t cid;
 	uint32_t statsn;		/* of the next response */
 	uint32_t exp_cmdsn;
@@ -40,6 +46,7 @@ struct disc *disc_new(const struct config *cfg, const struct login_outcome *o,
 		return NULL;
 	d->cfg = cfg;
 	d->local = *local;
+	snprintf(d->initiator, sizeof(d->initiator), "%s", o->initiator);
 	d->cid = o->cid;
 	d->statsn = o->statsn;
 	d->exp_cmdsn = o->exp_cmdsn;
@@ -59,6 +66,16 @@ void disc_free(struct disc *d)
 	textbuf_free(&d->in);
 	textbuf_free(&d->out);
 	free(d);
+}
+
+void disc_set_access(struct disc *d, const struct sockaddr_storage *peer,
+		     const char *access_dirs)
+{
+	if (peer) {
+		d->peer = *peer;
+		d->has_peer = true;
+	}
+	d->access_dirs = access_dirs;
 }
 
 size_t disc_max_dsl(const struct disc *d)
@@ -101,27 +118,38 @@ int format_portal(const struct sockaddr_storage *ss, char *buf, size_t len)
 }
 
 int sendtargets(const struct config *cfg, const char *what,
-		const struct sockaddr_storage *local, struct textbuf *out)
+		const struct st_who *who, struct textbuf *out, char *err,
+		size_t errlen)
 {
 	char portal[INET6_ADDRSTRLEN + 16];
 	bool all = !strcmp(what, "All");
+	struct access a;
 	size_t i;
+	int ret = 0;
 
 	if (!*what)
 		return 0;
-	if (format_portal(local, portal, sizeof(portal)))
+	/* Read afresh: a change to the files applies to the next request. */
+	if (access_load(&a, who->access_dirs, err, errlen))
+		return -EACCES;
+	if (format_portal(who->local, portal, sizeof(portal)))
 		portal[0] = '\0';
 	for (i = 0; i < cfg->nr_targets; i++) {
 		const struct target_conf *t = &cfg->targets[i];
 
 		if (!all && strcasecmp(t->name, what))
 			continue;
-		if (textbuf_add(out, "TargetName", t->name))
-			return -1;
-		if (portal[0] && textbuf_add(out, "TargetAddress", portal))
-			return -1;
+		if (!access_portal(&a, t->name, who->local) ||
+		    !access_initiator(&a, t->name, who->initiator, who->peer))
+			continue;
+		if (textbuf_add(out, "TargetName", t->name) ||
+		    (portal[0] && textbuf_add(out, "TargetAddress", portal))) {
+			ret = -ENOSPC;
+			break;
+		}
 	}
-	return 0;
+	access_free(&a);
+	return ret;
 }
 
 static void window(struct disc *d, uint32_t *statsn, uint32_t *exp,
@@ -249,9 +277,21 @@ static enum disc_result text_req(struct disc *d, const uint8_t *bhs,
 		const struct text_pair *p = &tl.pairs[i];
 		const struct key_def *k = key_find(p->key);
 
-		if (k && !strcmp(k->name, "SendTargets") && !p->too_long)
-			sendtargets(d->cfg, p->value, &d->local, &d->out);
-		else
+		if (k && !strcmp(k->name, "SendTargets") && !p->too_long) {
+			struct st_who who = {
+				.initiator = d->initiator,
+				.peer = d->has_peer ? &d->peer : NULL,
+				.local = &d->local,
+				.access_dirs = d->access_dirs,
+			};
+			char why[320];
+
+			if (sendtargets(d->cfg, p->value, &who, &d->out, why,
+					sizeof(why)) == -EACCES)
+				snprintf(d->err, sizeof(d->err),
+					 "SendTargets answered empty: %.200s",
+					 why);
+		} else
 			textbuf_add(&d->out, p->key,
 				    k ? "Reject" : "NotUnderstood");
 	}

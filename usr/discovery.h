@@ -26,6 +26,13 @@ struct disc;
 
 struct disc *disc_new(const struct config *cfg, const struct login_outcome *o,
 		      const struct sockaddr_storage *local);
+/*
+ * Who asks, for the access files (acl.h): SendTargets then lists only the
+ * targets this initiator may log in to through this portal. Without it
+ * every target is listed (tests).
+ */
+void disc_set_access(struct disc *d, const struct sockaddr_storage *peer,
+		     const char *access_dirs);
 void disc_free(struct disc *d);
 
 /* The largest data segment we accept, as declared at login. */
@@ -41,13 +48,24 @@ enum disc_result disc_pdu(struct disc *d, const uint8_t *bhs,
 			  struct pdu_out *out);
 const char *disc_error(const struct disc *d);
 
+/* Who sends SendTargets, and the files that decide what it may see. */
+struct st_who {
+	const char *initiator;
+	const struct sockaddr_storage *peer;
+	const struct sockaddr_storage *local;
+	const char *access_dirs;	/* NULL: no access files */
+};
+
 /*
  * The answer to SendTargets=<what> seen through the local address of the
  * connection: "All" lists every target, a name lists that target, an empty
  * value nothing (it names the session's target only in normal sessions).
+ * Targets the access files hide from who are left out; if the files
+ * cannot be read, nothing is listed and err says why.
  */
 int sendtargets(const struct config *cfg, const char *what,
-		const struct sockaddr_storage *local, struct textbuf *out);
+		const struct st_who *who, struct textbuf *out, char *err,
+		size_t errlen);
 /* "192.0.2.1:3260,1" or "[2001:db8::1]:3260,1" */
 int format_portal(const struct sockaddr_storage *ss, char *buf, size_t len);
 

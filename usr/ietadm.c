@@ -1,154 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ietadm: IET's command line, sent to ietd over its UNIX socket. */
 #include <errno.h>
-#include <getopt.h>
-#include <inttypes.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "adm_args.h"
 #include "ctl_proto.h"
-#include "params.h"
 #include "version.h"
 
-#define TIMEOUT_S	30
-
-enum { OPT_SOCKET = 256, OPT_VERSION };
-
-static const struct option long_opts[] = {
-	{ "op", required_argument, NULL, 'o' },
-	{ "tid", required_argument, NULL, 't' },
-	{ "sid", required_argument, NULL, 's' },
-	{ "cid", required_argument, NULL, 'c' },
-	{ "lun", required_argument, NULL, 'l' },
-	{ "user", no_argument, NULL, 'u' },
-	{ "params", required_argument, NULL, 'p' },
-	{ "redirect", required_argument, NULL, 'r' },
-	{ "socket", required_argument, NULL, OPT_SOCKET },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"Usage: ietadm --op new|delete|update|show [--tid=N] [--sid=N] [--cid=N]\n"
-"              [--lun=N] [--user] [--params=KEY=VALUE,...] [--redirect=ADDR]\n"
-"Manage the running iSCSI target through ietd.\n"
-"\n"
-"  --op show --tid=N            the target's parameters, one Key=Value a line\n"
-"  --op show --tid=N --sid=S    a session's negotiated parameters\n"
-"                               (S=0: the target's session defaults)\n"
-"  --socket=PATH                ietd's socket (default %s)\n"
-"  --version                    print the version and exit\n"
-"  --help                       print this help and exit\n"
-"\n"
-"Options take their value as --opt=VALUE or --opt VALUE.\n",
-		CTL_SOCKET_PATH);
-}
-
-static int number(const char *opt, const char *s, uint64_t max, uint64_t *v)
-{
-	if (parse_number(s, v) || *v > max) {
-		fprintf(stderr, "ietadm: --%s: \"%s\" is not a number 0..%" PRIu64 "\n",
-			opt, s, max);
-		return -1;
-	}
-	return 0;
-}
-
-static int parse(int argc, char **argv, struct ctl_req *r, const char **sock)
-{
-	uint64_t v;
-	int c;
-
-	memset(r, 0, sizeof(*r));
-	while ((c = getopt_long(argc, argv, "o:t:s:c:l:up:r:h", long_opts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (strlen(optarg) >= sizeof(r->op) || !*optarg) {
-				fprintf(stderr, "ietadm: --op: unknown operation \"%s\"\n",
-					optarg);
-				return -1;
-			}
-			strcpy(r->op, optarg);
-			break;
-		case 't':
-			if (number("tid", optarg, UINT32_MAX, &v))
-				return -1;
-			r->tid = v;
-			r->fields |= CTL_F_TID;
-			break;
-		case 's':
-			if (number("sid", optarg, UINT64_MAX, &v))
-				return -1;
-			r->sid = v;
-			r->fields |= CTL_F_SID;
-			break;
-		case 'c':
-			if (number("cid", optarg, 65535, &v))
-				return -1;
-			r->cid = v;
-			r->fields |= CTL_F_CID;
-			break;
-		case 'l':
-			if (number("lun", optarg, 16383, &v))
-				return -1;
-			r->lun = v;
-			r->fields |= CTL_F_LUN;
-			break;
-		case 'u':
-			r->fields |= CTL_F_USER;
-			break;
-		case 'p':
-			if (strlen(optarg) >= sizeof(r->params) ||
-			    strchr(optarg, '\n')) {
-				fprintf(stderr, "ietadm: --params: too long or multi-line\n");
-				return -1;
-			}
-			strcpy(r->params, optarg);
-			r->fields |= CTL_F_PARAMS;
-			break;
-		case 'r':
-			if (strlen(optarg) >= sizeof(r->redirect) ||
-			    strchr(optarg, '\n')) {
-				fprintf(stderr, "ietadm: --redirect: too long\n");
-				return -1;
-			}
-			strcpy(r->redirect, optarg);
-			r->fields |= CTL_F_REDIRECT;
-			break;
-		case OPT_SOCKET:
-			*sock = optarg;
-			break;
-		case OPT_VERSION:
-			printf("ietadm %s\n", IET_VERSION);
-			exit(0);
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "ietadm: unexpected argument \"%s\"\n",
-			argv[optind]);
-		return -1;
-	}
-	if (!r->op[0]) {
-		fprintf(stderr, "ietadm: --op is required (new, delete, update or show)\n");
-		return -1;
-	}
-	return 0;
-}
+/* Long enough for a reload that closes nothing but creates many LUNs. */
+#define TIMEOUT_S	120
 
 /* Send the request, return the whole response NUL-terminated. */
 static char *call(const char *path, const char *req, size_t len)
@@ -166,8 +35,10 @@ static char *call(const char *path, const char *req, size_t len)
 	strcpy(sun.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
-		fprintf(stderr, "ietadm: cannot reach ietd at %s: %s (is ietd running?)\n",
-			path, strerror(errno));
+		fprintf(stderr, "ietadm: cannot reach ietd at %s: %s%s\n",
+			path, strerror(errno),
+			errno == EACCES ? " (ietadm must run as root)" :
+			" (is ietd running?)");
 		if (fd >= 0)
 			close(fd);
 		return NULL;
@@ -208,6 +79,9 @@ static char *call(const char *path, const char *req, size_t len)
 		n = recv(fd, rsp + have, cap - have - 1, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
+		/* ietd answers, then closes: a reset after an answer ends it. */
+		if (n < 0 && errno == ECONNRESET && have)
+			n = 0;
 		if (n < 0) {
 			fprintf(stderr, "ietadm: reading from ietd: %s\n",
 				errno == EAGAIN ? "timed out" : strerror(errno));
@@ -225,22 +99,87 @@ static char *call(const char *path, const char *req, size_t len)
 	return rsp;
 }
 
+/*
+ * Write the saved configuration: a temporary file beside it, mode 0600
+ * (it holds secrets), synced, then renamed over FILE.
+ */
+static int write_file(const char *file, const char *text)
+{
+	char tmp[4096], dir[4096];
+	size_t len = strlen(text), off = 0;
+	int fd, dfd;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= sizeof(tmp)) {
+		fprintf(stderr, "ietadm: %s: name too long\n", file);
+		return -1;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "ietadm: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	fchmod(fd, 0600);
+	while (off < len) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		off += n;
+	}
+	if (fsync(fd))
+		goto fail;
+	close(fd);
+	if (rename(tmp, file)) {
+		fprintf(stderr, "ietadm: %s: %s\n", file, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", file);
+	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:
+	fprintf(stderr, "ietadm: writing %s: %s\n", tmp, strerror(errno));
+	close(fd);
+	unlink(tmp);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	const char *sock = CTL_SOCKET_PATH, *body;
-	static struct ctl_req r;
+	static struct adm_args a;
 	static char req[CTL_REQ_MAX];
+	const char *body;
+	char err[512];
 	char *rsp;
-	int len, status;
+	int len, status, ret = 0;
 
-	if (parse(argc, argv, &r, &sock))
+	switch (adm_parse(argc, argv, &a, err, sizeof(err))) {
+	case ADM_HELP:
+		adm_usage(stdout);
+		return 0;
+	case ADM_VERSION:
+		printf("ietadm %s\n", IET_VERSION);
+		return 0;
+	case ADM_ERROR:
+		fprintf(stderr, "ietadm: %s\n", err);
 		return 2;
-	len = ctl_req_format(&r, req, sizeof(req));
+	case ADM_RUN:
+		break;
+	}
+	len = ctl_req_format(&a.req, req, sizeof(req));
+	explicit_bzero(&a.req, sizeof(a.req));
 	if (len < 0) {
 		fprintf(stderr, "ietadm: request too long\n");
 		return 2;
 	}
-	rsp = call(sock, req, len);
+	rsp = call(a.socket, req, len);
+	explicit_bzero(req, sizeof(req));
 	if (!rsp)
 		return 1;
 	if (ctl_rsp_parse(rsp, &status, &body)) {
@@ -249,12 +188,28 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (status) {
-		fprintf(stderr, "ietadm: %s%s", *body ? body : strerror(status),
-			*body && body[strlen(body) - 1] == '\n' ? "" : "\n");
-		free(rsp);
-		return 1;
+		/* What was done (if anything) on stdout, why not on stderr. */
+		size_t blen = strlen(body);
+		const char *last = body;
+
+		if (blen && body[blen - 1] == '\n')
+			blen--;
+		for (const char *p = body; p < body + blen; p++)
+			if (*p == '\n')
+				last = p + 1;
+		fwrite(body, 1, last - body, stdout);
+		if (last < body + blen)
+			fprintf(stderr, "ietadm: %.*s\n", (int)(body + blen - last),
+				last);
+		else
+			fprintf(stderr, "ietadm: %s\n", strerror(status));
+		ret = 1;
+	} else if (a.file) {
+		ret = write_file(a.file, body) ? 1 : 0;
+	} else {
+		fputs(body, stdout);
 	}
-	fputs(body, stdout);
+	explicit_bzero(rsp, strlen(rsp));
 	free(rsp);
-	return 0;
+	return ret;
 }

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "config.h"
 #include "conn.h"
 #include "ctl.h"
@@ -18,14 +19,15 @@
 #include "kernel.h"
 #include "log.h"
 #include "loop.h"
+#include "notify.h"
 #include "portal.h"
-#include "reconcile.h"
 #include "registry.h"
+#include "runtime.h"
 #include "version.h"
 
 struct ietd {
 	struct loop loop;
-	struct config cfg;
+	struct runtime rt;
 	struct registry reg;
 	struct server srv;
 	struct portals portals;
@@ -43,10 +45,15 @@ struct options {
 	uint16_t port;
 	const char *pidfile;
 	const char *socket;
+	const char *state;
+	const char *access_dir;
 	bool check;
 };
 
-enum { OPT_PIDFILE = 256, OPT_SOCKET, OPT_CHECK, OPT_VERSION };
+enum {
+	OPT_PIDFILE = 256, OPT_SOCKET, OPT_STATE, OPT_ACCESS_DIR, OPT_CHECK,
+	OPT_VERSION
+};
 
 static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -59,6 +66,8 @@ static const struct option long_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "access-dir", required_argument, NULL, OPT_ACCESS_DIR },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -80,10 +89,15 @@ static void usage(FILE *f)
 "  -p, --port=PORT       listen on PORT (default %d)\n"
 "      --pidfile=FILE    write the process id to FILE\n"
 "      --socket=PATH     ietadm socket (default %s)\n"
+"      --state=FILE      state kept across restarts (default: %s\n"
+"                        next to the socket)\n"
+"      --access-dir=DIR  read initiators.allow, initiators.deny and\n"
+"                        targets.allow from DIR (default /etc/iet, else /etc)\n"
 "      --check           check the configuration and exit\n"
 "      --version         print the version and exit\n"
 "  -h, --help            print this help and exit\n",
-		CONFIG_PATH, CONFIG_PATH_OLD, ISCSI_PORT, CTL_SOCKET_PATH);
+		CONFIG_PATH, CONFIG_PATH_OLD, ISCSI_PORT, CTL_SOCKET_PATH,
+		STATE_NAME);
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -137,6 +151,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_SOCKET:
 			o->socket = optarg;
 			break;
+		case OPT_STATE:
+			o->state = optarg;
+			break;
+		case OPT_ACCESS_DIR:
+			if (strchr(optarg, ':')) {
+				fprintf(stderr, "ietd: --access-dir: \"%s\" has a ':'\n",
+					optarg);
+				return -1;
+			}
+			o->access_dir = optarg;
+			break;
 		case OPT_CHECK:
 			o->check = true;
 			break;
@@ -168,9 +193,23 @@ static void on_signal(struct watch *w, uint32_t events)
 	if (read(w->fd, &si, sizeof(si)) != sizeof(si))
 		return;
 	if (si.ssi_signo == SIGHUP) {
-		log_warn("SIGHUP: reloading is not supported yet; configuration unchanged");
+		struct textbuf out;
+		char err[1024];
+		int ret;
+
+		notify("RELOADING=1");
+		log_info("SIGHUP: reloading %s", d->rt.config_path);
+		textbuf_init(&out, 1u << 20);
+		ret = runtime_reload(&d->rt, false, &out, err, sizeof(err));
+		textbuf_free(&out);
+		if (ret == -EBUSY)
+			log_warn("reload: %s", err);
+		else if (ret)
+			log_err("reload refused, nothing changed: %s", err);
+		notify("READY=1");
 		return;
 	}
+	notify("STOPPING=1");
 	log_info("signal %u: stopping; targets and sessions stay in the kernel",
 		 si.ssi_signo);
 	loop_stop(&d->loop);
@@ -235,12 +274,26 @@ static int watch_signals(struct ietd *d)
 	return loop_add(&d->loop, &d->sig, EPOLLIN);
 }
 
+/* The state file's default: next to the socket, in its root-only directory. */
+static void state_path(const struct options *o, char *buf, size_t len)
+{
+	const char *slash = strrchr(o->socket, '/');
+
+	if (o->state)
+		snprintf(buf, len, "%s", o->state);
+	else if (slash)
+		snprintf(buf, len, "%.*s/%s", (int)(slash - o->socket),
+			 o->socket, STATE_NAME);
+	else
+		snprintf(buf, len, "%s", STATE_NAME);
+}
+
 /* Everything between reading the configuration and serving. */
-static int start(struct ietd *d, const struct options *o, uid_t uid,
-		 gid_t gid)
+static int start(struct ietd *d, struct config *next,
+		 const struct options *o, uid_t uid, gid_t gid)
 {
 	struct kstate st;
-	char err[1024];
+	char err[1024], path[256];
 	int ret;
 
 	ret = kernel_open();
@@ -257,7 +310,21 @@ static int start(struct ietd *d, const struct options *o, uid_t uid,
 			*kernel_errmsg() ? ": " : "", kernel_errmsg());
 		return ret;
 	}
-	ret = reconcile(&d->cfg, &st, err, sizeof(err));
+	/*
+	 * The socket's directory first: the state file lives in it, opened
+	 * now because dropping privileges would leave it out of reach.
+	 */
+	ret = ctl_prepare_dir(o->socket, err, sizeof(err));
+	if (!ret) {
+		state_path(o, path, sizeof(path));
+		ret = state_open(&d->rt.state, path, err, sizeof(err));
+	}
+	if (ret) {
+		log_err("state file: %s", err);
+		kstate_free(&st);
+		return ret;
+	}
+	ret = runtime_start(&d->rt, next, &st, err, sizeof(err));
 	if (!ret)
 		ret = registry_learn(&d->reg, &st);
 	kstate_free(&st);
@@ -273,7 +340,8 @@ static int start(struct ietd *d, const struct options *o, uid_t uid,
 		log_err("epoll: %s", strerror(-ret));
 		return ret;
 	}
-	server_init(&d->srv, &d->loop, &d->cfg, &d->reg);
+	server_init(&d->srv, &d->loop, &d->rt.cfg, &d->reg);
+	d->srv.access_dirs = d->rt.access_dirs;
 	d->srv.statsn_seed = (uint32_t)time(NULL) * 2654435761u;
 	ret = portals_open(&d->portals, &d->loop, o->address, o->port,
 			   server_accept, &d->srv, err, sizeof(err));
@@ -281,7 +349,7 @@ static int start(struct ietd *d, const struct options *o, uid_t uid,
 		log_err("%s", err);
 		return ret;
 	}
-	ret = ctl_open(&d->ctl, &d->loop, &d->cfg, o->socket, err,
+	ret = ctl_open(&d->ctl, &d->loop, &d->rt, o->socket, err,
 		       sizeof(err));
 	if (ret) {
 		log_err("ietadm socket: %s", err);
@@ -319,6 +387,7 @@ static int start(struct ietd *d, const struct options *o, uid_t uid,
 int main(int argc, char **argv)
 {
 	static struct ietd d;
+	struct config next;
 	struct options o;
 	const char *path;
 	char err[1024];
@@ -332,16 +401,23 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	path = o.config ? o.config : config_default_path();
-	if (config_load(path, &d.cfg, err, sizeof(err))) {
+	if (config_load(path, &next, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
 	if (o.check) {
 		printf("%s: %zu target%s, configuration OK\n", path,
-		       d.cfg.nr_targets, d.cfg.nr_targets == 1 ? "" : "s");
-		config_free(&d.cfg);
+		       next.nr_targets, next.nr_targets == 1 ? "" : "s");
+		config_free(&next);
 		return 0;
 	}
+	/* Reloads read it again after the daemon has gone to "/". */
+	d.rt.config_path = realpath(path, NULL);
+	if (!d.rt.config_path)
+		d.rt.config_path = path;
+	d.rt.access_dirs = o.access_dir ? o.access_dir : ACCESS_DIRS;
+	d.rt.reg = &d.reg;
+	d.rt.state.fd = -1;
 	if (o.uid && lookup_uid(o.uid, &uid, &gid)) {
 		fprintf(stderr, "ietd: --uid: no user \"%s\"\n", o.uid);
 		return 1;
@@ -363,13 +439,15 @@ int main(int argc, char **argv)
 		log_set_sinks(LOG_SINK_STDERR | LOG_SINK_SYSLOG);
 	}
 
-	ret = start(&d, &o, uid, gid);
+	ret = start(&d, &next, &o, uid, gid);
 	if (ret) {
+		config_free(&next);
 		daemon_ready(ready, 1);
 		return 1;
 	}
 	log_info("ietd %s serving %zu targets on port %u", IET_VERSION,
-		 d.cfg.nr_targets, o.port);
+		 d.rt.cfg.nr_targets, o.port);
+	notify("READY=1");
 	if (!o.foreground) {
 		daemon_ready(ready, 0);
 		log_set_sinks(LOG_SINK_SYSLOG);
@@ -387,7 +465,10 @@ int main(int argc, char **argv)
 	if (o.pidfile)
 		unlink(o.pidfile);
 	registry_free(&d.reg);
-	config_free(&d.cfg);
+	state_close(&d.rt.state);
+	config_free(&d.rt.cfg);
+	if (d.rt.config_path != path)
+		free((char *)d.rt.config_path);
 	loop_close(&d.loop);
 	return ret ? 1 : 0;
 }

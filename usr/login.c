@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl.h"
 #include "login.h"
 #include "params.h"
 #include "text.h"
@@ -16,6 +17,17 @@ enum lstate {
 	L_ACTIVE,
 	L_DONE,			/* final response produced */
 	L_FAILED,
+};
+
+enum auth_state {
+	AUTH_START,		/* no AuthMethod agreed yet */
+	AUTH_CHAP,		/* CHAP agreed, exchange under way */
+	AUTH_OK,		/* None agreed, or CHAP verified */
+};
+
+/* The security keys of one request set, taken together. */
+struct auth_keys {
+	const struct text_pair *method, *a, *n, *r, *i, *c;
 };
 
 struct login {
@@ -35,7 +47,17 @@ struct login {
 	bool first_set_done;
 	bool discovery;
 	bool leading;
+	/*
+	 * Copies of what the login needs of its target and accounts: a
+	 * reload may replace the configuration while a login is under way.
+	 */
 	const struct target_conf *target;
+	struct target_conf tconf;
+	struct auth auth;
+	bool auth_required;
+	enum auth_state auth_state;
+	struct chap chap;
+	char auth_info[CHAP_NAME_MAX + 64];
 	struct neg neg;
 	struct login_outcome outcome;
 	char err[384];
@@ -77,14 +99,25 @@ struct login *login_new(const struct login_env *env, uint32_t statsn)
 	return l;
 }
 
+/* Text buffers may hold CHAP values: wipe before freeing. */
+static void textbuf_wipe(struct textbuf *tb)
+{
+	if (tb->buf)
+		wipe(tb->buf, tb->cap);
+	textbuf_free(tb);
+}
+
 void login_free(struct login *l)
 {
 	if (!l)
 		return;
 	if (l->state != L_DONE && l->outcome.reserved)
 		registry_drop(l->env.reg, l->outcome.reserved);
-	textbuf_free(&l->in);
-	textbuf_free(&l->out);
+	chap_wipe(&l->chap);
+	auth_free(&l->auth);
+	textbuf_wipe(&l->in);
+	textbuf_wipe(&l->out);
+	wipe(l, sizeof(*l));
 	free(l);
 }
 
@@ -101,6 +134,11 @@ const char *login_error(const struct login *l)
 const char *login_initiator(const struct login *l)
 {
 	return l->outcome.initiator;
+}
+
+const char *login_auth_info(const struct login *l)
+{
+	return l->auth_info;
 }
 
 static uint32_t cmd_window(const struct login *l)
@@ -179,13 +217,47 @@ static bool list_has(const char *list, const char *item)
 	return false;
 }
 
+/*
+ * The access files, read now: targets.allow hides the target on this
+ * portal, initiators.allow and .deny refuse the initiator. A file that
+ * cannot be read or parsed refuses too.
+ */
+static int check_access(struct login *l, const struct target_conf *t,
+			const char *iname)
+{
+	struct access a;
+	char why[320];
+	int st = LS_SUCCESS;
+
+	if (access_load(&a, l->env.access_dirs, why, sizeof(why))) {
+		snprintf(l->err, sizeof(l->err), "access files: %.360s", why);
+		return LS_TARGET_ERR;
+	}
+	if (!access_portal(&a, t->name, l->env.local)) {
+		snprintf(l->err, sizeof(l->err),
+			 "target %.223s is not offered on this portal (%.100s)",
+			 t->name, a.targets.path);
+		st = LS_NOT_FOUND;
+	} else if (!access_initiator(&a, t->name, iname, l->env.peer)) {
+		snprintf(l->err, sizeof(l->err),
+			 "access to %.223s refused by %.100s", t->name,
+			 a.allow.exists ? a.allow.path : a.deny.path);
+		st = LS_AUTHZ_FAILED;
+	}
+	access_free(&a);
+	return st;
+}
+
 /* The first set of keys says who logs in to what; check the session rules. */
 static int first_set(struct login *l, const struct text_list *tl)
 {
 	const char *iname = NULL, *tname = NULL, *stype = NULL;
 	struct registry *reg = l->env.reg;
+	const struct target_conf *found;
 	const uint32_t *limits;
+	uint32_t algs;
 	size_t i;
+	int st;
 
 	for (i = 0; i < tl->nr; i++) {
 		const struct text_pair *p = &tl->pairs[i];
@@ -229,6 +301,12 @@ static int first_set(struct login *l, const struct text_list *tl)
 				 "a discovery session has only one connection");
 			return LS_CANT_INCLUDE;
 		}
+		/* The global section's accounts guard discovery. */
+		if (auth_copy(&l->auth, &l->env.cfg->auth)) {
+			snprintf(l->err, sizeof(l->err), "out of memory");
+			return LS_NO_RESOURCES;
+		}
+		algs = auth_algs(&l->env.cfg->auth, NULL);
 		limits = disc_limits;
 	} else {
 		uint64_t isid = isid_value(l->first.isid);
@@ -238,11 +316,37 @@ static int first_set(struct login *l, const struct text_list *tl)
 				 "no TargetName in the first login request of a normal session");
 			return LS_MISSING_PARAM;
 		}
-		l->target = config_target_by_name(l->env.cfg, tname);
-		if (!l->target) {
+		found = config_target_by_name(l->env.cfg, tname);
+		if (!found) {
 			snprintf(l->err, sizeof(l->err), "target %.223s not found",
 				 tname);
 			return LS_NOT_FOUND;
+		}
+		st = check_access(l, found, iname);
+		if (st)
+			return st;
+		l->tconf = *found;
+		l->tconf.luns = NULL;
+		l->tconf.nr_luns = 0;
+		memset(&l->tconf.auth, 0, sizeof(l->tconf.auth));
+		l->target = &l->tconf;
+		if (auth_copy(&l->auth, &found->auth)) {
+			snprintf(l->err, sizeof(l->err), "out of memory");
+			return LS_NO_RESOURCES;
+		}
+		algs = auth_algs(&found->auth, &l->env.cfg->auth);
+		if (found->redirect[0]) {
+			char addr[REDIRECT_MAX + 16];
+
+			/* RFC 7143 11.13.5: moved temporarily, look there. */
+			snprintf(addr, sizeof(addr), "%s,%u", l->tconf.redirect,
+				 TPGT);
+			textbuf_add(&l->out, "TargetAddress", addr);
+			l->fail_with_text = true;
+			snprintf(l->err, sizeof(l->err),
+				 "redirected to %s (ietadm --op update --redirect)",
+				 l->tconf.redirect);
+			return LS_MOVED_TEMP;
 		}
 		if (l->leading) {
 			size_t n = registry_count(reg, l->target->tid);
@@ -285,7 +389,15 @@ static int first_set(struct login *l, const struct text_list *tl)
 		limits = l->target->keys;
 	}
 	neg_init(&l->neg, limits, l->discovery, l->leading);
+	chap_init(&l->chap, &l->auth, algs, l->env.rnd);
+	l->auth_required = l->auth.nr_incoming > 0;
 	l->first_set_done = true;
+	if (l->auth_required && l->first.csg != STAGE_SECURITY) {
+		snprintf(l->err, sizeof(l->err),
+			 "%s requires CHAP and the login skips the security stage",
+			 l->discovery ? "discovery" : l->target->name);
+		return LS_AUTH_FAILED;
+	}
 
 	/* RFC 7143 13.9: the first response of a normal session names the TPGT. */
 	if (!l->discovery) {
@@ -301,32 +413,123 @@ static int not_understood(struct login *l, const char *key)
 	return textbuf_add(&l->out, key, "NotUnderstood");
 }
 
-static int answer_auth(struct login *l, const struct key_def *k,
-		       const struct text_pair *p)
+/* AuthMethod: CHAP when the scope has accounts, else None. */
+static int auth_method(struct login *l, const struct text_pair *p)
 {
-	if (strcmp(k->name, "AuthMethod")) {
-		snprintf(l->err, sizeof(l->err),
-			 "%s without AuthMethod=CHAP agreed", k->name);
-		return LS_AUTH_FAILED;
+	const char *scope = l->discovery ? "discovery" : l->target->name;
+	bool chap = !p->too_long && list_has(p->value, "CHAP");
+	bool none = !p->too_long && list_has(p->value, "None");
+
+	if (l->auth_state != AUTH_START) {
+		snprintf(l->err, sizeof(l->err), "AuthMethod after it was agreed");
+		return LS_INIT_ERR;
 	}
-	if (!p->too_long && list_has(p->value, "None")) {
+	if (l->auth_required && chap) {
+		textbuf_add(&l->out, "AuthMethod", "CHAP");
+		l->auth_state = AUTH_CHAP;
+		return LS_SUCCESS;
+	}
+	if (!l->auth_required && none) {
 		textbuf_add(&l->out, "AuthMethod", "None");
+		l->auth_state = AUTH_OK;
 		return LS_SUCCESS;
 	}
 	textbuf_add(&l->out, "AuthMethod", "Reject");
 	l->fail_with_text = true;
-	snprintf(l->err, sizeof(l->err),
-		 "initiator offers only AuthMethod=%.64s; only None is supported yet",
-		 p->value);
+	if (l->auth_required)
+		snprintf(l->err, sizeof(l->err),
+			 "%s requires CHAP; the initiator offers only AuthMethod=%.64s",
+			 scope, p->too_long ? "(too long)" : p->value);
+	else
+		snprintf(l->err, sizeof(l->err),
+			 "the initiator offers only AuthMethod=%.64s and %s has no IncomingUser",
+			 p->too_long ? "(too long)" : p->value, scope);
 	return LS_AUTH_FAILED;
+}
+
+static const char *val(const struct text_pair *p)
+{
+	return p ? p->value : NULL;
+}
+
+/* The security keys of a set, in the order the exchange needs them. */
+static int auth_step(struct login *l, const struct auth_keys *k)
+{
+	int st;
+
+	if (k->method) {
+		st = auth_method(l, k->method);
+		if (st)
+			return st;
+	}
+	if (k->a) {
+		if (l->auth_state != AUTH_CHAP) {
+			snprintf(l->err, sizeof(l->err),
+				 "CHAP_A without AuthMethod=CHAP agreed");
+			return LS_AUTH_FAILED;
+		}
+		if (k->a->too_long ||
+		    chap_challenge(&l->chap, k->a->value, &l->out)) {
+			if (l->chap.reject_a) {
+				textbuf_add(&l->out, "CHAP_A", "Reject");
+				l->fail_with_text = true;
+			}
+			snprintf(l->err, sizeof(l->err), "CHAP: %s",
+				 k->a->too_long ? "CHAP_A too long" :
+				 l->chap.err);
+			return LS_AUTH_FAILED;
+		}
+	}
+	if (k->n || k->r || k->i || k->c) {
+		if (l->auth_state != AUTH_CHAP) {
+			snprintf(l->err, sizeof(l->err),
+				 "CHAP keys without AuthMethod=CHAP agreed");
+			return LS_AUTH_FAILED;
+		}
+		if ((k->n && k->n->too_long) || (k->r && k->r->too_long) ||
+		    (k->i && k->i->too_long) || (k->c && k->c->too_long)) {
+			snprintf(l->err, sizeof(l->err), "CHAP: a value too long");
+			return LS_AUTH_FAILED;
+		}
+		if (chap_verify(&l->chap, val(k->n), val(k->r), val(k->i),
+				val(k->c), &l->out)) {
+			snprintf(l->err, sizeof(l->err), "CHAP: %s",
+				 l->chap.err);
+			return LS_AUTH_FAILED;
+		}
+		l->auth_state = AUTH_OK;
+		snprintf(l->auth_info, sizeof(l->auth_info),
+			 "CHAP %s user %s%s", l->chap.alg->name, l->chap.user,
+			 l->chap.mutual ? ", mutual" : "");
+	}
+	return LS_SUCCESS;
+}
+
+/* Where a security key goes in the set's auth_keys. */
+static const struct text_pair **auth_slot(struct auth_keys *ak,
+					  const char *name)
+{
+	if (!strcmp(name, "AuthMethod"))
+		return &ak->method;
+	if (!strcmp(name, "CHAP_A"))
+		return &ak->a;
+	if (!strcmp(name, "CHAP_N"))
+		return &ak->n;
+	if (!strcmp(name, "CHAP_R"))
+		return &ak->r;
+	if (!strcmp(name, "CHAP_I"))
+		return &ak->i;
+	return &ak->c;
 }
 
 static int answer_keys(struct login *l, const struct text_list *tl)
 {
 	const struct text_pair *fbl = NULL;
+	struct auth_keys ak;
 	size_t i;
 	int st;
 
+	memset(&ak, 0, sizeof(ak));
 	for (i = 0; i < tl->nr; i++) {
 		const struct text_pair *p = &tl->pairs[i];
 		const struct key_def *k = key_find(p->key);
@@ -352,9 +555,7 @@ static int answer_keys(struct login *l, const struct text_list *tl)
 			}
 			if (neg_mark_seen(&l->neg, k))
 				goto failed;
-			st = answer_auth(l, k, p);
-			if (st)
-				return st;
+			*auth_slot(&ak, k->name) = p;
 			continue;
 		default:
 			break;
@@ -375,6 +576,9 @@ static int answer_keys(struct login *l, const struct text_list *tl)
 	if (fbl && neg_operational(&l->neg, key_find(fbl->key), fbl->value,
 				   fbl->too_long, &l->out))
 		goto failed;
+	st = auth_step(l, &ak);
+	if (st)
+		return st;
 	if (l->out.overflow) {
 		snprintf(l->err, sizeof(l->err), "login response too long");
 		return LS_TARGET_ERR;
@@ -598,6 +802,15 @@ enum login_result login_pdu(struct login *l, const uint8_t *bhs,
 		/* The target does not transit while its offers are open. */
 		if (neg_pending(&l->neg))
 			l->reply_transit = false;
+	} else if (req->transit && l->auth_state != AUTH_OK &&
+		   (l->auth_required || l->auth_state == AUTH_CHAP)) {
+		/* No leaving the security stage before authentication. */
+		if (l->auth_state != AUTH_CHAP)
+			return fail(l, LS_AUTH_FAILED, out,
+				    "%s requires CHAP and the initiator offered no AuthMethod",
+				    l->discovery ? "discovery" :
+				    l->target->name);
+		l->reply_transit = false;
 	} else if (req->transit && req->nsg == STAGE_FFP &&
 		   neg_wants_operational(&l->neg)) {
 		/* Skip refused: the target has keys to offer or declare. */

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
+#include "chap.h"
 #include "model.h"
 #include "pdu.h"
 #include "registry.h"
@@ -27,6 +30,11 @@ struct pdu_out {
 struct login_env {
 	const struct config *cfg;
 	struct registry *reg;
+	/* The connection's addresses, for the access files; NULL in tests. */
+	const struct sockaddr_storage *peer;
+	const struct sockaddr_storage *local;
+	const char *access_dirs;	/* see access_load(); NULL: none */
+	chap_random_fn rnd;		/* NULL: getrandom(2) */
 };
 
 enum login_result {
@@ -72,5 +80,7 @@ const struct login_outcome *login_outcome(const struct login *l);
 const char *login_error(const struct login *l);
 /* The initiator's name once known, else "". */
 const char *login_initiator(const struct login *l);
+/* How the initiator authenticated, for the log: "" or "CHAP ...". */
+const char *login_auth_info(const struct login *l);
 
 #endif

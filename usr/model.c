@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Defaults, lookups, identity derivation and freeing for the data model. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +36,115 @@ void target_conf_defaults(struct target_conf *t)
 	t->keys[IET_KEY_DATA_DIGEST] = DIGEST_MASK_NONE;
 }
 
+void wipe(void *p, size_t len)
+{
+	if (p)
+		explicit_bzero(p, len);
+}
+
+void auth_free(struct auth *a)
+{
+	if (a->incoming)
+		wipe(a->incoming, a->nr_incoming * sizeof(*a->incoming));
+	free(a->incoming);
+	wipe(a, sizeof(*a));
+}
+
+int auth_copy(struct auth *dst, const struct auth *src)
+{
+	*dst = *src;
+	dst->incoming = NULL;
+	if (!src->nr_incoming)
+		return 0;
+	dst->incoming = malloc(src->nr_incoming * sizeof(*dst->incoming));
+	if (!dst->incoming) {
+		wipe(dst, sizeof(*dst));
+		return -ENOMEM;
+	}
+	memcpy(dst->incoming, src->incoming,
+	       src->nr_incoming * sizeof(*dst->incoming));
+	return 0;
+}
+
+struct account *auth_incoming(const struct auth *a, const char *user)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_incoming; i++)
+		if (!strcmp(a->incoming[i].user, user))
+			return &a->incoming[i];
+	return NULL;
+}
+
+int auth_add_incoming(struct auth *a, const struct account *acc)
+{
+	struct account *na = malloc((a->nr_incoming + 1) * sizeof(*na));
+
+	if (!na)
+		return -ENOMEM;
+	/* Not realloc: the old array is wiped before it is freed. */
+	if (a->nr_incoming)
+		memcpy(na, a->incoming, a->nr_incoming * sizeof(*na));
+	na[a->nr_incoming] = *acc;
+	if (a->incoming)
+		wipe(a->incoming, a->nr_incoming * sizeof(*na));
+	free(a->incoming);
+	a->incoming = na;
+	a->nr_incoming++;
+	return 0;
+}
+
+void auth_del_incoming(struct auth *a, const char *user)
+{
+	struct account *acc = auth_incoming(a, user);
+	size_t i;
+
+	if (!acc)
+		return;
+	i = acc - a->incoming;
+	memmove(acc, acc + 1, (a->nr_incoming - i - 1) * sizeof(*acc));
+	a->nr_incoming--;
+	wipe(&a->incoming[a->nr_incoming], sizeof(*acc));
+}
+
+uint32_t auth_algs(const struct auth *a, const struct auth *fallback)
+{
+	if (a && a->chap_algs)
+		return a->chap_algs;
+	if (fallback && fallback->chap_algs)
+		return fallback->chap_algs;
+	return CHAP_ALGS_ALL;
+}
+
 void target_conf_free(struct target_conf *t)
 {
 	free(t->luns);
-	if (t->incoming)
-		memset(t->incoming, 0, t->nr_incoming * sizeof(*t->incoming));
-	free(t->incoming);
-	memset(&t->outgoing, 0, sizeof(t->outgoing));
+	auth_free(&t->auth);
 	t->luns = NULL;
 	t->nr_luns = 0;
-	t->incoming = NULL;
-	t->nr_incoming = 0;
+}
+
+int target_conf_copy(struct target_conf *dst, const struct target_conf *src)
+{
+	*dst = *src;
+	dst->luns = NULL;
+	dst->auth.incoming = NULL;
+	if (src->nr_luns) {
+		dst->luns = malloc(src->nr_luns * sizeof(*dst->luns));
+		if (!dst->luns)
+			goto fail;
+		memcpy(dst->luns, src->luns, src->nr_luns * sizeof(*dst->luns));
+	}
+	if (auth_copy(&dst->auth, &src->auth))
+		goto fail;
+	return 0;
+fail:
+	free(dst->luns);
+	dst->luns = NULL;
+	dst->nr_luns = 0;
+	dst->auth.nr_incoming = 0;
+	wipe(&dst->auth, sizeof(dst->auth));
+	return -ENOMEM;
 }
 
 void config_free(struct config *cfg)
@@ -55,11 +154,28 @@ void config_free(struct config *cfg)
 	for (i = 0; i < cfg->nr_targets; i++)
 		target_conf_free(&cfg->targets[i]);
 	free(cfg->targets);
-	if (cfg->incoming)
-		memset(cfg->incoming, 0,
-		       cfg->nr_incoming * sizeof(*cfg->incoming));
-	free(cfg->incoming);
+	auth_free(&cfg->auth);
 	memset(cfg, 0, sizeof(*cfg));
+}
+
+int config_copy(struct config *dst, const struct config *src)
+{
+	size_t i;
+
+	*dst = *src;
+	dst->targets = NULL;
+	dst->nr_targets = 0;
+	if (auth_copy(&dst->auth, &src->auth)) {
+		memset(dst, 0, sizeof(*dst));
+		return -ENOMEM;
+	}
+	for (i = 0; i < src->nr_targets; i++) {
+		if (!config_add_target(dst, &src->targets[i])) {
+			config_free(dst);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }
 
 struct target_conf *config_target_by_name(const struct config *cfg,
@@ -82,6 +198,88 @@ struct target_conf *config_target_by_tid(const struct config *cfg,
 		if (cfg->targets[i].tid == tid)
 			return &cfg->targets[i];
 	return NULL;
+}
+
+struct target_conf *config_add_target(struct config *cfg,
+				      const struct target_conf *t)
+{
+	struct target_conf *nt;
+
+	nt = realloc(cfg->targets, (cfg->nr_targets + 1) * sizeof(*nt));
+	if (!nt)
+		return NULL;
+	cfg->targets = nt;
+	if (target_conf_copy(&nt[cfg->nr_targets], t))
+		return NULL;
+	return &nt[cfg->nr_targets++];
+}
+
+void config_del_target(struct config *cfg, uint32_t tid)
+{
+	struct target_conf *t = config_target_by_tid(cfg, tid);
+	size_t i;
+
+	if (!t)
+		return;
+	i = t - cfg->targets;
+	target_conf_free(t);
+	memmove(t, t + 1, (cfg->nr_targets - i - 1) * sizeof(*t));
+	cfg->nr_targets--;
+}
+
+static int by_tid(const void *a, const void *b)
+{
+	const struct target_conf *x = a, *y = b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+void config_sort_targets(struct config *cfg)
+{
+	if (cfg->nr_targets > 1)
+		qsort(cfg->targets, cfg->nr_targets, sizeof(*cfg->targets),
+		      by_tid);
+}
+
+struct lun_conf *target_lun(const struct target_conf *t, uint32_t lun)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_luns; i++)
+		if (t->luns[i].lun == lun)
+			return &t->luns[i];
+	return NULL;
+}
+
+static int by_lun(const void *a, const void *b)
+{
+	const struct lun_conf *x = a, *y = b;
+
+	return x->lun < y->lun ? -1 : x->lun > y->lun;
+}
+
+int target_add_lun(struct target_conf *t, const struct lun_conf *lun)
+{
+	struct lun_conf *nl = realloc(t->luns, (t->nr_luns + 1) * sizeof(*nl));
+
+	if (!nl)
+		return -ENOMEM;
+	t->luns = nl;
+	t->luns[t->nr_luns++] = *lun;
+	qsort(t->luns, t->nr_luns, sizeof(*t->luns), by_lun);
+	return 0;
+}
+
+void target_del_lun(struct target_conf *t, uint32_t lun)
+{
+	struct lun_conf *l = target_lun(t, lun);
+	size_t i;
+
+	if (!l)
+		return;
+	i = l - t->luns;
+	memmove(l, l + 1, (t->nr_luns - i - 1) * sizeof(*l));
+	t->nr_luns--;
 }
 
 /* FNV-1a, 64 bits: stable across builds and architectures. */

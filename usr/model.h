@@ -21,6 +21,21 @@
 
 #define CHAP_NAME_MAX	255
 #define CHAP_SECRET_MAX	255
+/* Shorter secrets are refused unless the configuration says otherwise. */
+#define CHAP_SECRET_MIN	12
+/* "[IPv6 address]:port" or "host.name:port" */
+#define REDIRECT_MAX	272
+
+/* CHAP algorithms by their IANA numbers (RFC 7143 12.1.3, RFC 7144). */
+enum chap_alg_id {
+	CHAP_MD5	= 5,
+	CHAP_SHA1	= 6,
+	CHAP_SHA256	= 7,
+	CHAP_SHA3_256	= 8,
+};
+#define CHAP_ALG_BIT(id)	(1u << (id))
+#define CHAP_ALGS_ALL	(CHAP_ALG_BIT(CHAP_MD5) | CHAP_ALG_BIT(CHAP_SHA1) | \
+			 CHAP_ALG_BIT(CHAP_SHA256) | CHAP_ALG_BIT(CHAP_SHA3_256))
 
 struct kstats {
 	uint64_t cmds;
@@ -44,6 +59,28 @@ struct lun_conf {
 struct account {
 	char user[CHAP_NAME_MAX + 1];
 	char secret[CHAP_SECRET_MAX + 1];
+	unsigned int line;		/* where it was configured, 0 = ietadm */
+};
+
+/*
+ * CHAP accounts of one scope: a target's, or the global section's (which
+ * guard discovery sessions). Incoming accounts authenticate initiators;
+ * the outgoing one is what the target answers with in mutual CHAP.
+ */
+struct auth {
+	struct account *incoming;
+	size_t nr_incoming;
+	struct account outgoing;
+	bool has_outgoing;
+	uint32_t chap_algs;		/* CHAP_ALG_BIT()s allowed, 0: not set */
+	unsigned int algs_line;
+};
+
+/* Where a running target came from, which decides what a reload may do. */
+enum target_origin {
+	ORIGIN_FILE,			/* ietd.conf: the file owns it */
+	ORIGIN_ADMIN,			/* created with ietadm at runtime */
+	ORIGIN_KERNEL,			/* found in the kernel, origin unknown */
 };
 
 struct target_conf {
@@ -55,20 +92,17 @@ struct target_conf {
 	uint32_t keys[IET_KEY_COUNT];	/* offers and limits */
 	struct lun_conf *luns;
 	size_t nr_luns;
-	struct account *incoming;
-	size_t nr_incoming;
-	struct account outgoing;
-	bool has_outgoing;
+	struct auth auth;
+	char redirect[REDIRECT_MAX + 1];	/* "" = none; "addr:port" */
+	enum target_origin origin;
 	unsigned int line;
 };
 
 struct config {
 	struct target_conf *targets;
 	size_t nr_targets;
-	struct account *incoming;	/* discovery CHAP */
-	size_t nr_incoming;
-	struct account outgoing;
-	bool has_outgoing;
+	struct auth auth;		/* discovery CHAP, default algorithms */
+	bool allow_short_secrets;
 	char isns_server[256];
 	bool isns_access_control;
 };
@@ -78,13 +112,36 @@ struct config {
 /* A target with IET's defaults for every parameter and key. */
 void target_conf_defaults(struct target_conf *t);
 void target_conf_free(struct target_conf *t);
+/* Deep copy; dst is overwritten. -ENOMEM leaves dst empty. */
+int target_conf_copy(struct target_conf *dst, const struct target_conf *src);
 void config_free(struct config *cfg);
+/* Deep copy of everything; -ENOMEM leaves dst empty. */
+int config_copy(struct config *dst, const struct config *src);
 
 /* Lookups: names compare case-insensitively, as iSCSI names do. */
 struct target_conf *config_target_by_name(const struct config *cfg,
 					  const char *name);
 struct target_conf *config_target_by_tid(const struct config *cfg,
 					 uint32_t tid);
+/* Append a deep copy of t; the copy, or NULL when out of memory. */
+struct target_conf *config_add_target(struct config *cfg,
+				      const struct target_conf *t);
+/* Remove (and free) the target with that tid, if there is one. */
+void config_del_target(struct config *cfg, uint32_t tid);
+/* Order the targets by tid (as they are listed and saved). */
+void config_sort_targets(struct config *cfg);
+
+struct lun_conf *target_lun(const struct target_conf *t, uint32_t lun);
+int target_add_lun(struct target_conf *t, const struct lun_conf *lun);
+void target_del_lun(struct target_conf *t, uint32_t lun);
+
+void auth_free(struct auth *a);
+int auth_copy(struct auth *dst, const struct auth *src);
+struct account *auth_incoming(const struct auth *a, const char *user);
+int auth_add_incoming(struct auth *a, const struct account *acc);
+void auth_del_incoming(struct auth *a, const char *user);
+/* The CHAP algorithms a scope allows: its own list, else the fallback's. */
+uint32_t auth_algs(const struct auth *a, const struct auth *fallback);
 
 /*
  * Fill an empty ScsiId with a deterministic value derived from the target
@@ -92,5 +149,8 @@ struct target_conf *config_target_by_tid(const struct config *cfg,
  * so a LUN keeps its identity across restarts and hosts.
  */
 void lun_conf_derive_ids(struct lun_conf *lun, const char *target_name);
+
+/* Wipe a secret (or anything derived from one) so it leaves no copy. */
+void wipe(void *p, size_t len);
 
 #endif

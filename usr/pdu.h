@@ -49,6 +49,7 @@ enum login_stage {
 #define STATUS(cls, det)	(((cls) << 8) | (det))
 enum login_status {
 	LS_SUCCESS		= STATUS(0, 0),
+	LS_MOVED_TEMP		= STATUS(1, 0x01),
 	LS_INIT_ERR		= STATUS(2, 0x00),
 	LS_AUTH_FAILED		= STATUS(2, 0x01),
 	LS_AUTHZ_FAILED		= STATUS(2, 0x02),

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "confwrite.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,6 +27,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (t->tid != i + 1 || !t->name[0] ||
 		    t->keys[IET_KEY_FIRST_BURST] > t->keys[IET_KEY_MAX_BURST])
 			abort();
+	}
+	/* What ietd would save reads back, to the same text again. */
+	{
+		struct textbuf a, b;
+		struct config back;
+
+		textbuf_init(&a, 1 << 22);
+		textbuf_init(&b, 1 << 22);
+		if (config_write(&cfg, 0, NULL, &a))
+			abort();
+		if (config_parse(a.buf ? a.buf : "", a.len, "saved", &back, err,
+				 sizeof(err)))
+			abort();
+		if (config_write(&back, 0, NULL, &b) || a.len != b.len ||
+		    (a.len && memcmp(a.buf, b.buf, a.len)))
+			abort();
+		config_free(&back);
+		textbuf_free(&a);
+		textbuf_free(&b);
 	}
 	config_free(&cfg);
 	return 0;

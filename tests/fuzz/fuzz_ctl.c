@@ -18,8 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = ctl_req_format(&r, buf, sizeof(buf));
 	if (n < 0)
 		return 0;
-	if (ctl_req_parse(buf, n, &again, err, sizeof(err)) ||
-	    memcmp(&r, &again, sizeof(r)))
+	if (ctl_req_parse(buf, n, &again, err, sizeof(err)))
+		abort();
+	/* Formatting speaks the newest version; the fields stay the same. */
+	again.version = r.version;
+	if (memcmp(&r, &again, sizeof(r)))
 		abort();
 	return 0;
 }

@@ -22,7 +22,24 @@ static const char conf[] =
 	"Target iqn.2001-04.com.example:disk2\n"
 	" ImmediateData No\n MaxBurstLength 65536\n"
 	" DataDigest CRC32C\n MaxRecvDataSegmentLength 4096\n"
-	" MaxSessions 2\n Alias two\n";
+	" MaxSessions 2\n Alias two\n"
+	"Target iqn.2001-04.com.example:chap\n"
+	" IncomingUser joe secretsecret\n OutgoingUser tgt targetsecret\n"
+	" Redirect 192.0.2.9\n"
+	"Target iqn.2001-04.com.example:chap2\n"
+	" IncomingUser joe secretsecret\n CHAPAlgorithms 5\n";
+
+static uint8_t next_byte;
+
+/* Deterministic challenges, so a crash replays. */
+static int counting(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len--)
+		*p++ = next_byte++;
+	return 0;
+}
 
 static struct config cfg;
 
@@ -71,7 +88,7 @@ static bool next_pdu(const uint8_t **p, size_t *left, const uint8_t **bhs,
 int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 {
 	struct registry reg;
-	struct login_env env = { .cfg = &cfg, .reg = &reg };
+	struct login_env env = { .cfg = &cfg, .reg = &reg, .rnd = counting };
 	struct sockaddr_storage local = { 0 };
 	struct sockaddr_in *l4 = (struct sockaddr_in *)&local;
 	const uint8_t *bhs, *data;
@@ -82,6 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 	size_t dlen;
 
 	registry_init(&reg);
+	next_byte = 0;
 	/* A live session for logins that add connections. */
 	{
 		uint32_t keys[IET_KEY_COUNT] = { [IET_KEY_MAX_CONNECTIONS] = 2 };

@@ -68,6 +68,12 @@ def main():
           b" Lun 1 Type=nullio,Blocks=100\n MaxBurstLength 65536\n"
           b" FirstBurstLength 4096\n HeaderDigest None,CRC32C\n"
           b" OFMarkInt 1~65535\nTarget eui.0123456789abcdef\n")
+    write(out + "/config", "chap",
+          b"AllowShortSecrets Yes\nCHAPAlgorithms 7,8\n"
+          b"IncomingUser disc short\nOutgoingUser dout secretsecret99\n"
+          b"Target iqn.2001-04.com.example:a\n Redirect [2001:db8::1]:3261\n"
+          b" IncomingUser joe secretsecret\n OutgoingUser tgt targetsecret\n"
+          b" CHAPAlgorithms SHA3-256,MD5\n Lun 0 Type=blockio,Path=/dev/sda\n")
 
     write(out + "/text", "login", text(INIT and "InitiatorName=" + INIT,
                                        *OPS))
@@ -100,11 +106,39 @@ def main():
           text_req(text("SendTargets=iqn.2001-04.com.example:disk2"),
                    cmdsn=78) + logout(79))
 
+    write(out + "/acl", "allow",
+          b"# initiators.allow\n"
+          b"iqn.2001-04.com.example:disk1 iqn.1993-08.org.debian:01:.*, "
+          b"10.0.0.0/8\n"
+          b"iqn.2001-04.com.example:disk2 [2001:db8::/32],[fe80::]/10,"
+          b"192.0.2.77\nALL ALL\n")
+    write(out + "/acl", "deny", b"ALL ALL\n")
+
+    chap_r = "0x" + "00" * 32
+    write(out + "/chap", "one-way", b"7,5\0joe\0" + chap_r.encode())
+    write(out + "/chap", "mutual",
+          b"5\0joe\0" + ("0x" + "11" * 16).encode() + b"\0" + b"77\0" +
+          b"0xdeadbeef")
+    write(out + "/chap", "base64", b"0bAAECAwQFBgcICQoLDA0ODw==\0joe\0"
+          b"0bAAECAwQFBgcICQoLDA0ODw==")
+
+    chap = "TargetName=iqn.2001-04.com.example:chap"
+    write(out + "/login", "chap",
+          login(0, 0, False, text("InitiatorName=" + INIT, chap,
+                                  "AuthMethod=CHAP,None")) +
+          login(0, 0, False, text("CHAP_A=7,5")) +
+          login(0, 1, True, text("CHAP_N=joe", "CHAP_R=" + chap_r,
+                                 "CHAP_I=1", "CHAP_C=0x0102030405")))
+
     write(out + "/ctl", "show",
           b"IETCTL 1\nop=show\ntid=1\nsid=281474997486080\n\n")
     write(out + "/ctl", "new",
           b"IETCTL 1\nop=new\ntid=2\nlun=0\nuser=1\n"
           b"params=Path=/dev/sdb,Type=fileio\nredirect=192.0.2.1:3260\n\n")
+    write(out + "/ctl", "v2",
+          b"IETCTL 2\nop=show\ntarget=iqn.2001-04.com.example:disk1\n"
+          b"json=1\n\n")
+    write(out + "/ctl", "reload", b"IETCTL 2\nop=reload\ndryrun=1\n\n")
 
 
 main()

@@ -11,7 +11,7 @@
 
 #include "helpers.h"
 #include "kernel_fake.h"
-#include "reconcile.h"
+#include "plan.h"
 #include "test.h"
 
 void text_of(struct text *t, ...)
@@ -104,13 +104,17 @@ void fx_init(struct fixture *fx, const char *conf)
 	socklen_t len = sizeof(sin);
 	char err[512];
 
+	struct config next;
+
 	memset(fx, 0, sizeof(*fx));
 	fake_reset();
 	if (kernel_open())
 		abort();
-	config_of(&fx->cfg, conf);
+	config_of(&next, conf);
 	kernel_dump(&st);
-	if (reconcile(&fx->cfg, &st, err, sizeof(err))) {
+	fx->rt.state.fd = -1;
+	fx->rt.reg = &fx->reg;
+	if (runtime_start(&fx->rt, &next, &st, err, sizeof(err))) {
 		fprintf(stderr, "fx_init: %s\n", err);
 		abort();
 	}
@@ -119,7 +123,7 @@ void fx_init(struct fixture *fx, const char *conf)
 	kstate_free(&st);
 	if (loop_init(&fx->loop))
 		abort();
-	server_init(&fx->srv, &fx->loop, &fx->cfg, &fx->reg);
+	server_init(&fx->srv, &fx->loop, &fx->rt.cfg, &fx->reg);
 	fx->srv.statsn_seed = 1000;
 
 	fx->listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -136,7 +140,7 @@ void fx_free(struct fixture *fx)
 	close(fx->listen_fd);
 	loop_close(&fx->loop);
 	registry_free(&fx->reg);
-	config_free(&fx->cfg);
+	config_free(&fx->rt.cfg);
 	fake_reset();
 }
 

@@ -18,6 +18,7 @@
 #include "model.h"
 #include "pdu.h"
 #include "registry.h"
+#include "runtime.h"
 #include "text.h"
 
 #define INITIATOR	"iqn.1993-08.org.debian:01:test"
@@ -46,7 +47,7 @@ void config_of(struct config *cfg, const char *text);
 /* ietd's core on the fake kernel. */
 struct fixture {
 	struct loop loop;
-	struct config cfg;
+	struct runtime rt;		/* rt.cfg: the running model */
 	struct registry reg;
 	struct server srv;
 	int listen_fd;

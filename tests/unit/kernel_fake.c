@@ -343,6 +343,7 @@ int kernel_target_del(uint32_t tid)
 	if (t->nr_sessions)
 		return done(c, -EBUSY, "tid %u has sessions", tid);
 	free(t->luns);
+	free(t->sessions);
 	*t = f.st.targets[--f.st.nr_targets];
 	return done(c, 0, NULL);
 }

@@ -339,12 +339,151 @@ TEST(config_error_bad_target_names)
 	      "not allowed");
 }
 
-TEST(config_error_chap_accounts_are_refused_this_round)
+TEST(config_chap_accounts_global_and_per_target)
 {
-	FAILS("IncomingUser joe secretsecret\n", "ietd.conf:1: IncomingUser: ",
-	      "CHAP is not supported yet");
-	FAILS("Target " TARGET1 "\n OutgoingUser jim secretsecret\n",
-	      "ietd.conf:2: OutgoingUser: ", "CHAP is not supported yet");
+	struct config cfg;
+	const struct target_conf *t;
+
+	REQUIRE(parse("IncomingUser joe secretsecret1\n"
+		      "IncomingUser ann secretsecret2\n"
+		      "OutgoingUser tgt secretsecret3\n"
+		      "Target " TARGET1 "\n"
+		      " IncomingUser bob secretsecret4\n"
+		      " OutgoingUser jim secretsecret5\n"
+		      "Target " TARGET2 "\n", &cfg) == 0);
+	REQUIRE_EQ(cfg.auth.nr_incoming, 2);
+	CHECK_STR(cfg.auth.incoming[0].user, "joe");
+	CHECK_STR(cfg.auth.incoming[0].secret, "secretsecret1");
+	CHECK_EQ(cfg.auth.incoming[0].line, 1);
+	CHECK_STR(cfg.auth.incoming[1].user, "ann");
+	CHECK(cfg.auth.has_outgoing);
+	CHECK_STR(cfg.auth.outgoing.user, "tgt");
+	CHECK_STR(cfg.auth.outgoing.secret, "secretsecret3");
+	t = &cfg.targets[0];
+	REQUIRE_EQ(t->auth.nr_incoming, 1);
+	CHECK_STR(t->auth.incoming[0].user, "bob");
+	CHECK(t->auth.has_outgoing);
+	CHECK_STR(t->auth.outgoing.user, "jim");
+	CHECK_EQ(cfg.targets[1].auth.nr_incoming, 0);
+	CHECK(!cfg.targets[1].auth.has_outgoing);
+	config_free(&cfg);
+}
+
+TEST(config_error_chap_secret_shorter_than_12_is_refused)
+{
+	FAILS("IncomingUser joe short\n", "ietd.conf:1: IncomingUser: ",
+	      "at least 12");
+	FAILS("Target " TARGET1 "\n OutgoingUser jim 12345678901\n",
+	      "ietd.conf:2: OutgoingUser: ", "has 11 characters");
+}
+
+TEST(config_error_names_the_account_not_the_secret)
+{
+	struct config cfg;
+
+	REQUIRE(parse("IncomingUser joe topsecret\n", &cfg) != 0);
+	CHECK_CONTAINS(err, "joe");
+	CHECK(!strstr(err, "topsecret"));
+}
+
+TEST(config_allow_short_secrets_lets_them_through_wherever_it_stands)
+{
+	struct config cfg;
+
+	REQUIRE(parse("IncomingUser joe short\nAllowShortSecrets Yes\n"
+		      "Target " TARGET1 "\n OutgoingUser jim tiny\n",
+		      &cfg) == 0);
+	CHECK(cfg.allow_short_secrets);
+	CHECK_STR(cfg.targets[0].auth.outgoing.secret, "tiny");
+	config_free(&cfg);
+	FAILS("AllowShortSecrets Maybe\n", "ietd.conf:1: AllowShortSecrets: ",
+	      "Yes or No");
+	FAILS("Target " TARGET1 "\n AllowShortSecrets Yes\n",
+	      "ietd.conf:2: AllowShortSecrets: ", "global section");
+}
+
+TEST(config_error_mutual_chap_with_the_same_secret_both_ways)
+{
+	FAILS("Target " TARGET1 "\n IncomingUser joe secretsecret\n"
+	      " OutgoingUser jim secretsecret\n",
+	      "ietd.conf:3: OutgoingUser: ", "two different secrets");
+	FAILS("OutgoingUser jim secretsecret\nIncomingUser joe secretsecret\n",
+	      "ietd.conf:1: OutgoingUser: ", "IncomingUser joe (line 2)");
+}
+
+TEST(config_error_chap_account_lines)
+{
+	FAILS("IncomingUser joe\n", "ietd.conf:1: IncomingUser: ",
+	      "missing secret");
+	FAILS("IncomingUser\n", "ietd.conf:1: IncomingUser: ",
+	      "IncomingUser <user> <secret>");
+	FAILS("IncomingUser joe secret secret\n", "ietd.conf:1: IncomingUser: ",
+	      "unexpected text after the secret");
+	FAILS("IncomingUser joe secretsecret1\nIncomingUser joe secretsecret2\n",
+	      "ietd.conf:2: IncomingUser: ", "joe already defined on line 1");
+	FAILS("OutgoingUser a secretsecret1\nOutgoingUser b secretsecret2\n",
+	      "ietd.conf:2: OutgoingUser: ", "already set on line 1");
+}
+
+TEST(config_chap_algorithms_by_number_or_name)
+{
+	struct config cfg;
+
+	REQUIRE(parse("CHAPAlgorithms 7,8\nTarget " TARGET1
+		      "\n CHAPAlgorithms SHA3-256,MD5\nTarget " TARGET2 "\n",
+		      &cfg) == 0);
+	CHECK_EQ(cfg.auth.chap_algs, CHAP_ALG_BIT(7) | CHAP_ALG_BIT(8));
+	CHECK_EQ(cfg.targets[0].auth.chap_algs, CHAP_ALG_BIT(8) | CHAP_ALG_BIT(5));
+	CHECK_EQ(auth_algs(&cfg.targets[1].auth, &cfg.auth),
+		 CHAP_ALG_BIT(7) | CHAP_ALG_BIT(8));
+	CHECK_EQ(auth_algs(&cfg.targets[0].auth, &cfg.auth),
+		 CHAP_ALG_BIT(8) | CHAP_ALG_BIT(5));
+	config_free(&cfg);
+	FAILS("CHAPAlgorithms 9\n", "ietd.conf:1: CHAPAlgorithms: ",
+	      "not a CHAP algorithm");
+	FAILS("CHAPAlgorithms 5,,7\n", "ietd.conf:1: CHAPAlgorithms: ",
+	      "not a CHAP algorithm");
+}
+
+TEST(config_redirect_is_normalized_with_the_default_port)
+{
+	struct config cfg;
+
+	REQUIRE(parse("Target " TARGET1 "\n Redirect 192.0.2.7\nTarget "
+		      TARGET2 "\n Redirect [2001:db8::5]:3261\n", &cfg) == 0);
+	CHECK_STR(cfg.targets[0].redirect, "192.0.2.7:3260");
+	CHECK_STR(cfg.targets[1].redirect, "[2001:db8::5]:3261");
+	config_free(&cfg);
+	FAILS("Target " TARGET1 "\n Redirect 192.0.2.7:99999\n",
+	      "ietd.conf:2: Redirect: ", "not a port");
+	FAILS("Target " TARGET1 "\n Redirect [2001:db8::5\n",
+	      "ietd.conf:2: Redirect: ", "ADDRESS[:PORT]");
+	FAILS("Target " TARGET1 "\n Redirect 300.1.1.1\n",
+	      "ietd.conf:2: Redirect: ", "ADDRESS[:PORT]");
+	FAILS("Redirect 192.0.2.1\n", "ietd.conf:1: Redirect: ",
+	      "inside a Target");
+}
+
+TEST(config_origin_lines_belong_to_the_state_file_only)
+{
+	struct config cfg;
+	static const char text[] = "Target " TARGET1 "\n Origin ietadm\n";
+
+	FAILS(text, "ietd.conf:2: Origin: ", "unknown key");
+	REQUIRE(config_parse_flags(text, strlen(text), "state", CONFIG_STATE,
+				   &cfg, err, sizeof(err)) == 0);
+	CHECK_EQ(cfg.targets[0].origin, ORIGIN_ADMIN);
+	config_free(&cfg);
+}
+
+TEST(config_blockio_is_served_by_fileio)
+{
+	struct config cfg;
+
+	REQUIRE(parse("Target " TARGET1 "\n Lun 0 Path=/dev/sda,Type=blockio\n",
+		      &cfg) == 0);
+	CHECK_EQ(cfg.targets[0].luns[0].type, IET_LUN_FILEIO);
+	config_free(&cfg);
 }
 
 TEST(config_error_duplicate_lun_numbers)
@@ -374,9 +513,8 @@ TEST(config_error_lun_arguments_name_the_argument)
 	FAILS("Target " TARGET1 "\n Lun 0 Type=nullio,Path=/dev/zero\n",
 	      "ietd.conf:2: Lun: ", "Path: not used with Type=nullio");
 	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Type=tape\n",
-	      "ietd.conf:2: Lun: ", "Type: \"tape\" is not fileio or nullio");
-	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Type=blockio\n",
-	      "ietd.conf:2: Lun: ", "Type: blockio is not supported yet");
+	      "ietd.conf:2: Lun: ",
+	      "Type: \"tape\" is not fileio, blockio or nullio");
 	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,IOMode=rw\n",
 	      "ietd.conf:2: Lun: ", "IOMode: \"rw\" is not wt, wb or ro");
 	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,ScsiId=0123456789abcdefX\n",

@@ -28,7 +28,7 @@ TEST(ctl_request_round_trips)
 	strcpy(r.params, "Name=iqn.x,Alias=a b");
 	n = ctl_req_format(&r, buf, sizeof(buf));
 	REQUIRE(n > 0);
-	CHECK(!strncmp(buf, "IETCTL 1\nop=show\n", 17));
+	CHECK(!strncmp(buf, "IETCTL 2\nop=show\n", 17));
 	CHECK(ctl_req_complete(buf, n));
 	CHECK(!ctl_req_complete(buf, n - 1));
 	REQUIRE(ctl_req_parse(buf, n, &d, err, sizeof(err)) == 0);
@@ -41,12 +41,43 @@ TEST(ctl_request_round_trips)
 
 TEST(ctl_request_of_another_version_is_refused)
 {
-	static const char req[] = "IETCTL 2\nop=show\n\n";
+	static const char req[] = "IETCTL 3\nop=show\n\n";
 	struct ctl_req d;
 
 	CHECK_EQ(ctl_req_parse(req, strlen(req), &d, err, sizeof(err)),
 		 -EPROTO);
-	CHECK_CONTAINS(err, "version 2");
+	CHECK_CONTAINS(err, "version 3");
+}
+
+TEST(ctl_request_of_version_1_is_served_without_version_2_fields)
+{
+	static const char v1[] = "IETCTL 1\nop=show\ntid=1\n\n";
+	static const char v1json[] = "IETCTL 1\nop=show\njson=1\n\n";
+	static const char v2[] = "IETCTL 2\nop=show\ntarget=iqn.x:y\njson=1\n"
+				 "dryrun=1\n\n";
+	struct ctl_req d;
+
+	REQUIRE(ctl_req_parse(v1, strlen(v1), &d, err, sizeof(err)) == 0);
+	CHECK_EQ(d.version, 1);
+	CHECK_EQ(ctl_req_parse(v1json, strlen(v1json), &d, err, sizeof(err)),
+		 -EINVAL);
+	REQUIRE(ctl_req_parse(v2, strlen(v2), &d, err, sizeof(err)) == 0);
+	CHECK_EQ(d.version, 2);
+	CHECK_EQ(d.fields, CTL_F_TARGET | CTL_F_JSON | CTL_F_DRYRUN);
+	CHECK_STR(d.target, "iqn.x:y");
+}
+
+TEST(ctl_response_carries_the_request_version)
+{
+	char buf[64];
+	const char *body;
+	int status;
+
+	ctl_rsp_header(1, 0, buf, sizeof(buf));
+	CHECK_STR(buf, "IETCTL 1 0\n");
+	REQUIRE(ctl_rsp_parse("IETCTL 2 16\nbusy\n", &status, &body) == 0);
+	CHECK_EQ(status, 16);
+	CHECK(ctl_rsp_parse("IETCTL 9 0\n", &status, &body) != 0);
 }
 
 TEST(ctl_request_with_unknown_or_repeated_field_is_refused)
@@ -112,7 +143,7 @@ static int run(struct cfx *f, const char *op, uint32_t fields, uint32_t tid,
 
 	strcpy(r.op, op);
 	textbuf_reset(&f->out);
-	ret = ctl_handle(&f->fx.cfg, &r, &f->out, err, sizeof(err));
+	ret = ctl_handle(&f->fx.rt, &r, &f->out, err, sizeof(err));
 	textbuf_append(&f->out, "", 1);
 	return ret;
 }
@@ -166,7 +197,10 @@ TEST(ctl_show_session_prints_negotiated_keys_with_rfc_names)
 	CHECK_CONTAINS(f.out.buf, "DataDigest=None\n");
 	for (line = f.out.buf; (line = strchr(line, '\n')); line++)
 		n++;
-	CHECK_EQ(n, IET_KEY_MAX);
+	/* The keys, then the session's counters. */
+	CHECK_EQ(n, IET_KEY_MAX + 4);
+	CHECK_CONTAINS(f.out.buf, "Commands=0\nReadBytes=0\nWrittenBytes=0\n"
+		       "Errors=0\n");
 	cf_free(&f);
 }
 
@@ -179,22 +213,19 @@ TEST(ctl_show_of_missing_target_or_session_says_so)
 	CHECK_STR(err, "no target with tid 9");
 	CHECK_EQ(run(&f, "show", CTL_F_TID | CTL_F_SID, 1, 5), -ENOENT);
 	CHECK_STR(err, "no session 5 in target 1");
-	CHECK_EQ(run(&f, "show", 0, 0, 0), -EINVAL);
+	CHECK_EQ(run(&f, "show", CTL_F_SID, 0, 5), -EINVAL);
 	CHECK_CONTAINS(err, "needs --tid");
 	cf_free(&f);
 }
 
-TEST(ctl_operations_of_the_next_round_say_they_are_not_supported_yet)
+TEST(ctl_unknown_operation_is_refused_with_the_list)
 {
 	struct cfx f;
 
 	cf_init(&f);
-	CHECK_EQ(run(&f, "new", CTL_F_TID, 2, 0), -EOPNOTSUPP);
-	CHECK_STR(err, "--op new is not supported yet");
-	CHECK_EQ(run(&f, "delete", CTL_F_TID, 1, 0), -EOPNOTSUPP);
-	CHECK_EQ(run(&f, "show", CTL_F_USER, 0, 0), -EOPNOTSUPP);
 	CHECK_EQ(run(&f, "frob", 0, 0, 0), -EINVAL);
 	CHECK_CONTAINS(err, "unknown op \"frob\"");
+	CHECK_CONTAINS(err, "reload, save");
 	CHECK_EQ(fake_count(F_TARGET_DEL), 0);
 	cf_free(&f);
 }
@@ -232,14 +263,14 @@ TEST(ctl_socket_serves_a_request_and_closes)
 	cf_init(&f);
 	REQUIRE(mkdtemp(path) != NULL);
 	snprintf(sock, sizeof(sock), "%s/run/ietd.sock", path);
-	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.cfg, sock, err, sizeof(err)) == 0);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err, sizeof(err)) == 0);
 	REQUIRE(stat(sock, &st) == 0);
 	CHECK_EQ(st.st_mode & 0777, 0600);
 	/* A second ietd finds the first one and refuses. */
 	{
 		struct ctl other;
 
-		CHECK(ctl_open(&other, &f.fx.loop, &f.fx.cfg, sock, err,
+		CHECK(ctl_open(&other, &f.fx.loop, &f.fx.rt, sock, err,
 			       sizeof(err)) != 0);
 		CHECK_CONTAINS(err, "another ietd");
 	}

@@ -29,7 +29,7 @@ struct lfx {
 
 static void lf_init(struct lfx *f, const char *conf)
 {
-	struct login_env env;
+	struct login_env env = { 0 };
 
 	memset(f, 0, sizeof(*f));
 	config_of(&f->cfg, conf);
@@ -1029,7 +1029,7 @@ TEST(login_leading_logins_get_distinct_tsihs)
 {
 	struct lfx a, b;
 	struct text t;
-	struct login_env env;
+	struct login_env env = { 0 };
 
 	lf_init(&a, CONF);
 	text_of(&t, "InitiatorName=" INITIATOR, "TargetName=" TARGET1,

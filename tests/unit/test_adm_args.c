@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ietadm's command line: every form of COMPAT.md's table, and the rest. */
+#include "adm_args.h"
+#include "test.h"
+
+static char err[512];
+
+#define PARSE(a, ...) parse(a, (char *[]){ "ietadm", __VA_ARGS__, NULL })
+
+static enum adm_parse_result parse(struct adm_args *a, char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	err[0] = '\0';
+	return adm_parse(argc, argv, a, err, sizeof(err));
+}
+
+TEST(adm_params_take_both_forms)
+{
+	struct adm_args a;
+
+	REQUIRE_EQ(PARSE(&a, "--op", "new", "--tid=3", "--params",
+			 "Name=iqn.2001-04.com.example:x"), ADM_RUN);
+	CHECK_STR(a.req.op, "new");
+	CHECK_EQ(a.req.tid, 3);
+	CHECK_EQ(a.req.fields, CTL_F_TID | CTL_F_PARAMS);
+	CHECK_STR(a.req.params, "Name=iqn.2001-04.com.example:x");
+	REQUIRE_EQ(PARSE(&a, "--op=new", "--tid", "3",
+			 "--params=Name=iqn.2001-04.com.example:x"), ADM_RUN);
+	CHECK_STR(a.req.params, "Name=iqn.2001-04.com.example:x");
+}
+
+TEST(adm_every_row_of_iets_table_parses)
+{
+	struct adm_args a;
+
+	REQUIRE_EQ(PARSE(&a, "--op", "delete", "--tid=1", "--sid=281474997486080",
+			 "--cid=0"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_TID | CTL_F_SID | CTL_F_CID);
+	CHECK_EQ(a.req.sid, 281474997486080ull);
+	REQUIRE_EQ(PARSE(&a, "--op", "new", "--tid=1", "--lun=0", "--params",
+			 "Path=/dev/vg/lv,Type=fileio"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_TID | CTL_F_LUN | CTL_F_PARAMS);
+	REQUIRE_EQ(PARSE(&a, "--op", "new", "--user",
+			 "--params=IncomingUser=joe,Password=secretsecret"),
+		   ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_USER | CTL_F_PARAMS);
+	REQUIRE_EQ(PARSE(&a, "--op", "update", "--tid=2", "--redirect="),
+		   ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_TID | CTL_F_REDIRECT);
+	CHECK_STR(a.req.redirect, "");
+	REQUIRE_EQ(PARSE(&a, "--op", "show", "--tid=2", "--sid=0"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_TID | CTL_F_SID);
+	REQUIRE_EQ(PARSE(&a, "--op", "delete"), ADM_RUN);
+	CHECK_EQ(a.req.fields, 0);
+}
+
+TEST(adm_tid_takes_a_target_name_too)
+{
+	struct adm_args a;
+
+	REQUIRE_EQ(PARSE(&a, "--op", "show", "--tid",
+			 "iqn.2001-04.com.example:disk1"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_TARGET);
+	CHECK_STR(a.req.target, "iqn.2001-04.com.example:disk1");
+	REQUIRE_EQ(PARSE(&a, "--op", "show",
+			 "--target=eui.0123456789abcdef"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_TARGET);
+	CHECK_EQ(PARSE(&a, "--op", "show", "--tid=disk1"), ADM_ERROR);
+	CHECK_CONTAINS(err, "neither a number nor a target name");
+	CHECK_EQ(PARSE(&a, "--op", "show", "--tid=1",
+		       "--target=iqn.2001-04.com.example:x"), ADM_ERROR);
+}
+
+TEST(adm_json_dry_run_file_and_socket)
+{
+	struct adm_args a;
+
+	REQUIRE_EQ(PARSE(&a, "--op", "show", "--json"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_JSON);
+	REQUIRE_EQ(PARSE(&a, "--op", "reload", "--dry-run"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_DRYRUN);
+	REQUIRE_EQ(PARSE(&a, "--op", "save", "--file=/etc/iet/ietd.conf",
+			 "--socket", "/tmp/s"), ADM_RUN);
+	CHECK_STR(a.file, "/etc/iet/ietd.conf");
+	CHECK_STR(a.socket, "/tmp/s");
+	REQUIRE_EQ(PARSE(&a, "--op", "show"), ADM_RUN);
+	CHECK_STR(a.socket, CTL_SOCKET_PATH);
+	CHECK_EQ(PARSE(&a, "--op", "show", "--file=x"), ADM_ERROR);
+	CHECK_CONTAINS(err, "--file goes with --op save");
+	CHECK_EQ(PARSE(&a, "--op", "new", "--dry-run"), ADM_ERROR);
+}
+
+TEST(adm_errors_say_what_is_wrong)
+{
+	struct adm_args a;
+
+	CHECK_EQ(PARSE(&a, "--tid=1"), ADM_ERROR);
+	CHECK_CONTAINS(err, "--op is required");
+	CHECK_EQ(PARSE(&a, "--op", "frob"), ADM_ERROR);
+	CHECK_CONTAINS(err, "unknown operation \"frob\"");
+	CHECK_EQ(PARSE(&a, "--op", "show", "--sid=x"), ADM_ERROR);
+	CHECK_CONTAINS(err, "--sid: \"x\" is not a number");
+	CHECK_EQ(PARSE(&a, "--op", "show", "--cid=70000"), ADM_ERROR);
+	CHECK_EQ(PARSE(&a, "--op", "show", "--lun=16384"), ADM_ERROR);
+	CHECK_EQ(PARSE(&a, "--op", "show", "--frob"), ADM_ERROR);
+	CHECK_CONTAINS(err, "unknown option --frob");
+	CHECK_EQ(PARSE(&a, "--op", "show", "--tid"), ADM_ERROR);
+	CHECK_CONTAINS(err, "needs a value");
+	CHECK_EQ(PARSE(&a, "--op", "show", "extra"), ADM_ERROR);
+	CHECK_CONTAINS(err, "unexpected argument");
+}
+
+TEST(adm_help_and_version)
+{
+	struct adm_args a;
+
+	CHECK_EQ(PARSE(&a, "--help"), ADM_HELP);
+	CHECK_EQ(PARSE(&a, "-h"), ADM_HELP);
+	CHECK_EQ(PARSE(&a, "--version"), ADM_VERSION);
+}
+
+TEST(adm_request_formats_to_what_ietd_parses)
+{
+	struct adm_args a;
+	struct ctl_req back;
+	char buf[CTL_REQ_MAX];
+	int n;
+
+	REQUIRE_EQ(PARSE(&a, "--op", "new", "--tid", "iqn.2001-04.com.example:x",
+			 "--user", "--params", "IncomingUser=u,Password=p",
+			 "--json"), ADM_RUN);
+	n = ctl_req_format(&a.req, buf, sizeof(buf));
+	REQUIRE(n > 0);
+	REQUIRE(ctl_req_parse(buf, n, &back, err, sizeof(err)) == 0);
+	CHECK_EQ(back.fields, a.req.fields);
+	CHECK_STR(back.target, "iqn.2001-04.com.example:x");
+	CHECK_STR(back.params, "IncomingUser=u,Password=p");
+}

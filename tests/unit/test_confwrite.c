@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Writing the model back (ietadm --op save, the state file), round trips. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "confwrite.h"
+#include "helpers.h"
+#include "state.h"
+#include "test.h"
+
+static char err[1024];
+
+#define RICH								\
+	"AllowShortSecrets Yes\n"					\
+	"CHAPAlgorithms 7,8\n"						\
+	"IncomingUser disc shortpw\n"					\
+	"OutgoingUser discout secretsecret-out\n"			\
+	"iSNSServer 192.0.2.50\n"					\
+	"iSNSAccessControl Yes\n"					\
+	"Target " TARGET1 "\n"						\
+	"	Alias Disk One\n"					\
+	"	MaxSessions 4\n"					\
+	"	Redirect [2001:db8::7]:3261\n"				\
+	"	CHAPAlgorithms SHA3-256\n"				\
+	"	IncomingUser joe secretsecret-1\n"			\
+	"	IncomingUser ann secretsecret-2\n"			\
+	"	OutgoingUser tgt secretsecret-3\n"			\
+	"	Lun 0 Path=/dev/vg0/lv0,Type=fileio,IOMode=wb,ScsiId=disk0,ScsiSN=SN0\n" \
+	"	Lun 7 Type=nullio,Blocks=4096,BlockSize=4096\n"		\
+	"	Lun 3 Path=/srv/a.img,IOMode=ro\n"			\
+	"	HeaderDigest None,CRC32C\n"				\
+	"	DataDigest CRC32C\n"					\
+	"	InitialR2T No\n"					\
+	"	MaxRecvDataSegmentLength 65536\n"			\
+	"	MaxXmitDataSegmentLength 131072\n"			\
+	"	MaxBurstLength 1048576\n"				\
+	"	FirstBurstLength 131072\n"				\
+	"	MaxConnections 4\n"					\
+	"	DefaultTime2Wait 5\n"					\
+	"	Wthreads 16\n"						\
+	"	QueuedCommands 256\n"					\
+	"	NOPInterval 5\n"					\
+	"	NOPTimeout 30\n"					\
+	"Target " TARGET2 "\n"						\
+	"	Lun 0 Type=nullio\n"
+
+static void same_auth(const struct auth *a, const struct auth *b)
+{
+	size_t i;
+
+	CHECK_EQ(a->nr_incoming, b->nr_incoming);
+	for (i = 0; i < a->nr_incoming && i < b->nr_incoming; i++) {
+		CHECK_STR(a->incoming[i].user, b->incoming[i].user);
+		CHECK_STR(a->incoming[i].secret, b->incoming[i].secret);
+	}
+	CHECK_EQ(a->has_outgoing, b->has_outgoing);
+	CHECK_STR(a->outgoing.user, b->outgoing.user);
+	CHECK_STR(a->outgoing.secret, b->outgoing.secret);
+	CHECK_EQ(a->chap_algs, b->chap_algs);
+}
+
+/* Everything a configuration says, LUN identities derived on both sides. */
+static void same_config(struct config *a, struct config *b)
+{
+	size_t i, l;
+
+	CHECK_EQ(a->allow_short_secrets, b->allow_short_secrets);
+	CHECK_STR(a->isns_server, b->isns_server);
+	CHECK_EQ(a->isns_access_control, b->isns_access_control);
+	same_auth(&a->auth, &b->auth);
+	REQUIRE_EQ(a->nr_targets, b->nr_targets);
+	for (i = 0; i < a->nr_targets; i++) {
+		struct target_conf *x = &a->targets[i], *y = &b->targets[i];
+
+		CHECK_STR(x->name, y->name);
+		CHECK_EQ(x->tid, y->tid);
+		CHECK_STR(x->alias, y->alias);
+		CHECK_EQ(x->max_sessions, y->max_sessions);
+		CHECK_STR(x->redirect, y->redirect);
+		CHECK(!memcmp(x->keys, y->keys, sizeof(x->keys)));
+		CHECK(!memcmp(x->tparams, y->tparams, sizeof(x->tparams)));
+		same_auth(&x->auth, &y->auth);
+		REQUIRE_EQ(x->nr_luns, y->nr_luns);
+		for (l = 0; l < x->nr_luns; l++) {
+			struct lun_conf *p = target_lun(x, x->luns[l].lun);
+			struct lun_conf *q = target_lun(y, x->luns[l].lun);
+
+			REQUIRE(p && q);
+			lun_conf_derive_ids(p, x->name);
+			lun_conf_derive_ids(q, y->name);
+			CHECK_EQ(p->type, q->type);
+			CHECK_EQ(p->iomode, q->iomode);
+			CHECK_STR(p->path, q->path);
+			CHECK_STR(p->scsi_id, q->scsi_id);
+			CHECK_STR(p->scsi_sn, q->scsi_sn);
+			CHECK_EQ(p->block_size, q->block_size);
+			CHECK_EQ(p->blocks, q->blocks);
+		}
+	}
+}
+
+static char *write_text(const struct config *cfg, unsigned int flags)
+{
+	struct textbuf tb;
+	char *s;
+
+	textbuf_init(&tb, 1 << 20);
+	if (config_write(cfg, flags, "# header\n", &tb) ||
+	    textbuf_append(&tb, "", 1))
+		abort();
+	s = strdup(tb.buf);
+	textbuf_free(&tb);
+	return s;
+}
+
+TEST(confwrite_round_trip_gives_the_same_configuration)
+{
+	struct config a, b;
+	char *text, *again;
+
+	config_of(&a, RICH);
+	text = write_text(&a, 0);
+	REQUIRE(config_parse(text, strlen(text), "saved", &b, err,
+			     sizeof(err)) == 0);
+	/* Writing what was read back gives the same text. */
+	again = write_text(&b, 0);
+	CHECK_STR(again, text);
+	same_config(&a, &b);
+	free(text);
+	free(again);
+	config_free(&a);
+	config_free(&b);
+}
+
+TEST(confwrite_writes_secrets_and_luns_with_their_identity)
+{
+	struct config a;
+	char *text;
+
+	config_of(&a, RICH);
+	text = write_text(&a, 0);
+	CHECK_CONTAINS(text, "\tIncomingUser joe secretsecret-1\n");
+	CHECK_CONTAINS(text, "OutgoingUser discout secretsecret-out\n");
+	CHECK_CONTAINS(text, "\tRedirect [2001:db8::7]:3261\n");
+	CHECK_CONTAINS(text, "\tCHAPAlgorithms 8\n");
+	CHECK_CONTAINS(text, "\tLun 0 Path=/dev/vg0/lv0,Type=fileio,IOMode=wb,"
+		       "ScsiId=disk0,ScsiSN=SN0\n");
+	CHECK_CONTAINS(text, "\tLun 7 Type=nullio,IOMode=wt,BlockSize=4096,"
+		       "Blocks=4096\n");
+	CHECK_CONTAINS(text, "\tHeaderDigest None,CRC32C\n");
+	CHECK_CONTAINS(text, "\tWthreads 16\n");
+	CHECK(!strstr(text, "Origin"));
+	free(text);
+	config_free(&a);
+}
+
+TEST(confwrite_leaves_defaults_out)
+{
+	struct config a;
+	char *text;
+
+	config_of(&a, "Target " TARGET1 "\n");
+	text = write_text(&a, 0);
+	CHECK_STR(text, "# header\n\nTarget " TARGET1 "\n");
+	free(text);
+	config_free(&a);
+}
+
+TEST(confwrite_orders_targets_by_tid)
+{
+	struct config a;
+	char *text;
+
+	config_of(&a, "Target " TARGET1 "\nTarget " TARGET2 "\n");
+	a.targets[0].tid = 7;
+	text = write_text(&a, 0);
+	CHECK(strstr(text, TARGET2) < strstr(text, TARGET1));
+	free(text);
+	config_free(&a);
+}
+
+TEST(confwrite_state_mode_records_each_targets_origin)
+{
+	struct config a, b;
+	char *text;
+
+	config_of(&a, RICH);
+	a.targets[1].origin = ORIGIN_ADMIN;
+	text = write_text(&a, CONFIG_STATE);
+	CHECK_CONTAINS(text, "Target " TARGET1 "\n\tOrigin file\n");
+	CHECK_CONTAINS(text, "Target " TARGET2 "\n\tOrigin ietadm\n");
+	CHECK(config_parse(text, strlen(text), "x", &b, err, sizeof(err)) != 0);
+	REQUIRE(config_parse_flags(text, strlen(text), "x", CONFIG_STATE, &b,
+				   err, sizeof(err)) == 0);
+	CHECK_EQ(b.targets[1].origin, ORIGIN_ADMIN);
+	free(text);
+	config_free(&a);
+	config_free(&b);
+}
+
+TEST(state_file_round_trips_and_stays_root_only)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct config a, b;
+	struct state s;
+	struct stat st;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	REQUIRE(stat(path, &st) == 0);
+	CHECK_EQ(st.st_mode & 0777, 0600);
+	CHECK_EQ(state_load(&s, &b, err, sizeof(err)), -ENOENT);
+	config_of(&a, RICH);
+	a.targets[0].origin = ORIGIN_ADMIN;
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	same_config(&a, &b);
+	CHECK_EQ(b.targets[0].origin, ORIGIN_ADMIN);
+	config_free(&b);
+	/* Smaller state after a larger one: nothing stale is left. */
+	config_free(&a);
+	config_of(&a, "Target " TARGET2 "\n");
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	CHECK_EQ(b.nr_targets, 1);
+	config_free(&b);
+	config_free(&a);
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(state_file_cut_short_is_refused)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct config a, b;
+	struct stat st;
+	struct state s;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	config_of(&a, RICH);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	REQUIRE(stat(path, &st) == 0);
+	REQUIRE(truncate(path, st.st_size - 5) == 0);
+	CHECK_EQ(state_load(&s, &b, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "incomplete");
+	config_free(&a);
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}

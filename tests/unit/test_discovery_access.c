@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/* SendTargets lists only what the initiator may log in to, on this portal. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "acl.h"
+#include "discovery.h"
+#include "helpers.h"
+#include "test.h"
+
+#define CONF	"Target " TARGET1 "\nTarget " TARGET2 "\n"
+
+static char err[512];
+
+static void sa(struct sockaddr_storage *ss, const char *ip)
+{
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons(3260);
+	inet_pton(AF_INET, ip, &s4->sin_addr);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+}
+
+/* The targets SendTargets=All lists, as "name name ". */
+static const char *listed(const struct config *cfg, const char *dirs,
+			  int *ret)
+{
+	static char names[1024];
+	struct sockaddr_storage peer, local;
+	struct st_who who = { INITIATOR, &peer, &local, dirs };
+	struct textbuf tb;
+	size_t off = 0, n = 0;
+
+	sa(&peer, "192.0.2.10");
+	sa(&local, "192.0.2.1");
+	textbuf_init(&tb, 65536);
+	*ret = sendtargets(cfg, "All", &who, &tb, err, sizeof(err));
+	names[0] = '\0';
+	while (off < tb.len) {
+		const char *p = tb.buf + off;
+
+		if (!strncmp(p, "TargetName=", 11))
+			n += snprintf(names + n, sizeof(names) - n, "%s ", p + 11);
+		else if (strcmp(p, "TargetAddress=192.0.2.1:3260,1"))
+			abort();
+		off += strlen(p) + 1;
+	}
+	textbuf_free(&tb);
+	return names;
+}
+
+TEST(discovery_lists_only_what_the_access_files_allow)
+{
+	char dir[] = "/tmp/iet-disc-XXXXXX", cmd[64];
+	struct config cfg;
+	int ret;
+
+	REQUIRE(mkdtemp(dir));
+	config_of(&cfg, CONF);
+	CHECK_STR(listed(&cfg, dir, &ret), TARGET1 " " TARGET2 " ");
+	CHECK_EQ(ret, 0);
+	put(dir, ACL_ALLOW, TARGET2 " iqn.1991-05.com.microsoft:.*\nALL ALL\n");
+	CHECK_STR(listed(&cfg, dir, &ret), TARGET1 " ");
+	put(dir, ACL_ALLOW, "ALL 192.0.2.0/24\n");
+	put(dir, ACL_TARGETS, TARGET1 " 198.51.100.1\nALL ALL\n");
+	CHECK_STR(listed(&cfg, dir, &ret), TARGET2 " ");
+	/* A broken file lists nothing and says why. */
+	put(dir, ACL_DENY, "ALL [broken\n");
+	CHECK_STR(listed(&cfg, dir, &ret), "");
+	CHECK_EQ(ret, -EACCES);
+	CHECK_CONTAINS(err, "initiators.deny:1:");
+	config_free(&cfg);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+}
+
+TEST(discovery_without_access_files_lists_every_target)
+{
+	struct config cfg;
+	int ret;
+
+	config_of(&cfg, CONF);
+	CHECK_STR(listed(&cfg, NULL, &ret), TARGET1 " " TARGET2 " ");
+	config_free(&cfg);
+}

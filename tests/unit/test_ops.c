@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ietadm's operations inside ietd, on the fake kernel: every row of
+ * COMPAT.md's table, what goes beyond it (names, JSON, counters, reload,
+ * save), and that a refusal or a kernel failure changes nothing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "ctl.h"
+#include "helpers.h"
+#include "kernel_fake.h"
+#include "state.h"
+#include "test.h"
+
+/* Requests are written as (struct rq){ "op", fields, tid, ... }. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+#define CONF	"Target " TARGET1 "\n Lun 0 Type=nullio\n"
+#define NEWT	"iqn.2001-04.com.example:agent"
+
+static char err[1024];
+
+struct ofx {
+	struct fixture fx;
+	struct textbuf out;
+	char dir[64];
+};
+
+static void of_init(struct ofx *f, const char *conf)
+{
+	char path[128];
+	int fd;
+
+	fx_init(&f->fx, conf);
+	textbuf_init(&f->out, 1 << 20);
+	strcpy(f->dir, "/tmp/iet-ops-XXXXXX");
+	if (!mkdtemp(f->dir))
+		abort();
+	/* The configuration file a reload reads, and a state file. */
+	snprintf(path, sizeof(path), "%s/ietd.conf", f->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, conf, strlen(conf)) != (ssize_t)strlen(conf))
+		abort();
+	close(fd);
+	f->fx.rt.config_path = strdup(path);
+	snprintf(path, sizeof(path), "%s/%s", f->dir, STATE_NAME);
+	if (state_open(&f->fx.rt.state, path, err, sizeof(err)))
+		abort();
+}
+
+static void of_free(struct ofx *f)
+{
+	char cmd[128];
+
+	state_close(&f->fx.rt.state);
+	free((char *)f->fx.rt.config_path);
+	textbuf_free(&f->out);
+	fx_free(&f->fx);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	if (system(cmd))
+		abort();
+}
+
+static void rewrite_conf(struct ofx *f, const char *conf)
+{
+	int fd = open(f->fx.rt.config_path, O_WRONLY | O_TRUNC);
+
+	if (fd < 0 || write(fd, conf, strlen(conf)) != (ssize_t)strlen(conf))
+		abort();
+	close(fd);
+}
+
+/* One request: "op", fields, and the values they need. */
+struct rq {
+	const char *op;
+	uint32_t fields;
+	uint32_t tid;
+	uint64_t sid;
+	uint32_t cid, lun;
+	const char *params, *redirect, *target;
+};
+
+static int op(struct ofx *f, struct rq q)
+{
+	struct ctl_req r;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	r.version = CTL_VERSION;
+	strcpy(r.op, q.op);
+	r.fields = q.fields;
+	r.tid = q.tid;
+	r.sid = q.sid;
+	r.cid = q.cid;
+	r.lun = q.lun;
+	if (q.params) {
+		strcpy(r.params, q.params);
+		r.fields |= CTL_F_PARAMS;
+	}
+	if (q.redirect) {
+		strcpy(r.redirect, q.redirect);
+		r.fields |= CTL_F_REDIRECT;
+	}
+	if (q.target) {
+		strcpy(r.target, q.target);
+		r.fields |= CTL_F_TARGET;
+	}
+	textbuf_reset(&f->out);
+	err[0] = '\0';
+	ret = ctl_handle(&f->fx.rt, &r, &f->out, err, sizeof(err));
+	textbuf_append(&f->out, "", 1);
+	return ret;
+}
+
+static const struct ktarget *ktarget(uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < fake_state()->nr_targets; i++)
+		if (fake_state()->targets[i].tid == tid)
+			return &fake_state()->targets[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- targets */
+
+TEST(ops_new_target_with_a_tid_or_the_next_free_one)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 5,
+			.params = "Name=" NEWT }) == 0);
+	CHECK_STR(f.out.buf, "");
+	REQUIRE(ktarget(5) != NULL);
+	CHECK_STR(ktarget(5)->name, NEWT);
+	CHECK_EQ(config_target_by_tid(&f.fx.rt.cfg, 5)->origin, ORIGIN_ADMIN);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 0,
+			.params = "Name=" NEWT "2,Wthreads=2" }) == 0);
+	CHECK_STR(f.out.buf, "tid=6\n");
+	CHECK_EQ(ktarget(6)->tparams[IET_TP_WTHREADS], 2);
+	of_free(&f);
+}
+
+TEST(ops_new_target_refusals_change_nothing)
+{
+	struct ofx f;
+	size_t calls;
+
+	of_init(&f, CONF);
+	calls = fake_count(F_TARGET_NEW);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID, 2 }), -EINVAL);
+	CHECK_CONTAINS(err, "needs --params Name=IQN");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID, 2,
+				     .params = "Name=disk" }), -EINVAL);
+	CHECK_CONTAINS(err, "Name: ");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID, 2,
+				     .params = "Name=" TARGET1 }), -EEXIST);
+	CHECK_CONTAINS(err, "exists as tid 1");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID, 1,
+				     .params = "Name=" NEWT }), -EEXIST);
+	CHECK_CONTAINS(err, "tid 1 is in use");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID, 2,
+				     .params = "Name=" NEWT ",Frob=1" }), -EINVAL);
+	CHECK_CONTAINS(err, "Frob: not a target parameter");
+	CHECK_EQ(fake_count(F_TARGET_NEW), calls);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
+	of_free(&f);
+}
+
+TEST(ops_delete_target_refused_while_it_has_sessions)
+{
+	struct ofx f;
+	uint16_t cid = 3;
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID, 1 }), -EBUSY);
+	CHECK_CONTAINS(err, "has 1 session");
+	CHECK_CONTAINS(err, "--sid=");
+	CHECK_CONTAINS(err, "--cid=3");
+	CHECK(ktarget(1) != NULL);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
+	of_free(&f);
+}
+
+TEST(ops_delete_target_and_missing_target)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID, 9 }), -ENOENT);
+	CHECK_STR(err, "no target with tid 9");
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID, 1 }) == 0);
+	CHECK(ktarget(1) == NULL);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 0);
+	of_free(&f);
+}
+
+TEST(ops_targets_by_name_as_well_as_by_tid)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "show", .target = TARGET1 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "Wthreads=8\n");
+	CHECK_EQ(op(&f, (struct rq){ "show", .target = NEWT }), -ENOENT);
+	CHECK_STR(err, "no target named " NEWT);
+	REQUIRE(op(&f, (struct rq){ "update", .target = TARGET1,
+			.params = "MaxSessions=2" }) == 0);
+	CHECK_EQ(f.fx.rt.cfg.targets[0].max_sessions, 2);
+	of_free(&f);
+}
+
+TEST(ops_update_sets_parameters_for_new_sessions)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "MaxRecvDataSegmentLength=65536,"
+				  "HeaderDigest=None,CRC32C,Wthreads=3,"
+				  "Alias=first disk" }) == 0);
+	CHECK_EQ(ktarget(1)->keys[IET_KEY_MAX_RECV_DSL], 65536);
+	CHECK_EQ(ktarget(1)->keys[IET_KEY_HEADER_DIGEST],
+		 DIGEST_MASK_NONE | DIGEST_MASK_CRC32C);
+	CHECK_EQ(ktarget(1)->tparams[IET_TP_WTHREADS], 3);
+	CHECK_EQ(f.fx.rt.cfg.targets[0].keys[IET_KEY_MAX_RECV_DSL], 65536);
+	CHECK_STR(f.fx.rt.cfg.targets[0].alias, "first disk");
+	of_free(&f);
+}
+
+TEST(ops_update_refusals_and_kernel_failures_change_nothing)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+				     .params = "MaxBurstLength=4096,Bogus=1" }),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "Bogus: not a target parameter");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+				     .params = "FirstBurstLength=524288" }),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "exceeds MaxBurstLength");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+				     .params = "InitialR2T=Maybe" }), -EINVAL);
+	CHECK_CONTAINS(err, "InitialR2T: ");
+	fake_fail(F_TARGET_SET, -EINVAL, "no such thing");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+				     .params = "MaxBurstLength=65536" }), -EINVAL);
+	CHECK_CONTAINS(err, "no such thing");
+	CHECK_EQ(f.fx.rt.cfg.targets[0].keys[IET_KEY_MAX_BURST], 262144);
+	CHECK_EQ(ktarget(1)->keys[IET_KEY_MAX_BURST], 262144);
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1 }), -EINVAL);
+	of_free(&f);
+}
+
+TEST(ops_update_redirect_sets_normalizes_and_clears)
+{
+	struct ofx f;
+	size_t sets;
+
+	of_init(&f, CONF);
+	sets = fake_count(F_TARGET_SET);
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.redirect = "192.0.2.44" }) == 0);
+	CHECK_STR(f.fx.rt.cfg.targets[0].redirect, "192.0.2.44:3260");
+	/* ietd's own: the kernel is not involved. */
+	CHECK_EQ(fake_count(F_TARGET_SET), sets);
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+				     .redirect = "192.0.2.44:0" }), -EINVAL);
+	CHECK_STR(f.fx.rt.cfg.targets[0].redirect, "192.0.2.44:3260");
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.redirect = "" }) == 0);
+	CHECK_STR(f.fx.rt.cfg.targets[0].redirect, "");
+	of_free(&f);
+}
+
+/* ---------------------------------------------------------------- LUNs */
+
+TEST(ops_new_lun_as_a_cluster_agent_asks_for_it)
+{
+	struct ofx f;
+	const struct fake_call *c;
+
+	of_init(&f, CONF);
+	/* The agent's list: Type=blockio for a device, a trailing comma. */
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 1, .lun = 2,
+			.params = "Path=/dev/null,Type=blockio,ScsiId=vol2,"
+				  "ScsiSN=sn2," }) == 0);
+	c = fake_last(F_LUN_NEW);
+	CHECK_EQ(c->tid, 1);
+	CHECK_EQ(c->lun.lun, 2);
+	CHECK_EQ(c->lun.type, IET_LUN_FILEIO);
+	CHECK_STR(c->lun.path, "/dev/null");
+	CHECK_STR(c->lun.scsi_id, "vol2");
+	CHECK_STR(c->lun.scsi_sn, "sn2");
+	REQUIRE(target_lun(&f.fx.rt.cfg.targets[0], 2) != NULL);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 1, .lun = 2,
+				     .params = "Type=nullio" }), -EEXIST);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 1, .lun = 4,
+				     .params = "Path=relative" }), -EINVAL);
+	CHECK_CONTAINS(err, "Path: must be an absolute path");
+	fake_fail(F_LUN_NEW, -ENOENT, "no such file");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 1, .lun = 4,
+				     .params = "Path=/nope" }), -ENOENT);
+	CHECK_CONTAINS(err, "adding LUN 4 to target 1: ");
+	CHECK_CONTAINS(err, "no such file");
+	CHECK(target_lun(&f.fx.rt.cfg.targets[0], 4) == NULL);
+	of_free(&f);
+}
+
+TEST(ops_delete_lun_even_while_sessions_use_it)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_LUN, 1,
+			.lun = 0 }) == 0);
+	CHECK_EQ(ktarget(1)->nr_luns, 0);
+	CHECK_EQ(f.fx.rt.cfg.targets[0].nr_luns, 0);
+	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_LUN, 1,
+				     .lun = 0 }), -ENOENT);
+	CHECK_STR(err, "target 1 has no LUN 0");
+	of_free(&f);
+}
+
+/* ---------------------------------------------------------------- accounts */
+
+TEST(ops_users_of_a_target_and_of_discovery)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+			.params = "IncomingUser=joe,Password=secretsecret1" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+			.params = "OutgoingUser=tgt,Password=secretsecret2" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_USER,
+			.params = "incominguser=disc,password=secretsecret3" }) == 0);
+	CHECK_EQ(f.fx.rt.cfg.targets[0].auth.nr_incoming, 1);
+	CHECK_STR(f.fx.rt.cfg.targets[0].auth.outgoing.user, "tgt");
+	CHECK_EQ(f.fx.rt.cfg.auth.nr_incoming, 1);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_USER, 1 }) == 0);
+	CHECK_STR(f.out.buf, "IncomingUser=joe\nOutgoingUser=tgt\n");
+	/* Secrets are not shown. */
+	CHECK(!strstr(f.out.buf, "secret"));
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_USER }) == 0);
+	CHECK_STR(f.out.buf, "IncomingUser=disc\n");
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_USER, 1,
+			.params = "IncomingUser=joe" }) == 0);
+	CHECK_EQ(f.fx.rt.cfg.targets[0].auth.nr_incoming, 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_USER, 1,
+			.params = "OutgoingUser=tgt" }) == 0);
+	CHECK(!f.fx.rt.cfg.targets[0].auth.has_outgoing);
+	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_USER, 1,
+				     .params = "IncomingUser=joe" }), -ENOENT);
+	of_free(&f);
+}
+
+TEST(ops_user_refusals)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+				     .params = "IncomingUser=joe,Password=short" }),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "at least 12");
+	CHECK(!strstr(err, "short,"));
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+				     .params = "IncomingUser=joe" }), -EINVAL);
+	CHECK_CONTAINS(err, "Password= is required");
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+			.params = "IncomingUser=joe,Password=secretsecret1" }) == 0);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+				     .params = "IncomingUser=joe,Password=secretsecret9" }),
+		 -EEXIST);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+				     .params = "OutgoingUser=tgt,Password=secretsecret1" }),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "two different secrets");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+				     .params = "Color=blue" }), -EINVAL);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 9,
+				     .params = "IncomingUser=x,Password=secretsecret1" }),
+		 -ENOENT);
+	CHECK_EQ(f.fx.rt.cfg.targets[0].auth.nr_incoming, 1);
+	of_free(&f);
+}
+
+/* ---------------------------------------------------------------- sessions */
+
+TEST(ops_close_a_connection_or_a_session)
+{
+	struct ofx f;
+	uint16_t cids[2] = { 0, 1 };
+	uint64_t sid = make_sid(0x1234, 7);
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, sid, INITIATOR, NULL, cids, 2) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID | CTL_F_CID,
+			1, sid, 1 }) == 0);
+	CHECK_EQ(fake_last(F_CONN_DEL)->cid, 1);
+	CHECK_EQ(ktarget(1)->sessions[0].nr_conns, 1);
+	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID | CTL_F_CID,
+				     1, sid, 1 }), -ENOENT);
+	CHECK_CONTAINS(err, "no connection 1 in session");
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID, 1,
+			sid }) == 0);
+	CHECK_EQ(ktarget(1)->nr_sessions, 0);
+	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID, 1, sid }),
+		 -ENOENT);
+	of_free(&f);
+}
+
+TEST(ops_delete_alone_closes_every_session_and_deletes_every_target)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+
+	of_init(&f, CONF "Target " TARGET2 "\n");
+	REQUIRE(fake_add_session(2, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete" }) == 0);
+	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
+	CHECK_EQ(fake_state()->nr_targets, 0);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 0);
+	of_free(&f);
+}
+
+/* ---------------------------------------------------------------- show */
+
+TEST(ops_show_lun_and_session_have_counters)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+	uint64_t sid = make_sid(0x1234, 7);
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, sid, INITIATOR, NULL, &cid, 1) == 0);
+	((struct kstate *)fake_state())->targets[0].luns[0].stats.cmds = 12;
+	((struct kstate *)fake_state())->targets[0].sessions[0].stats.read_bytes
+		= 4096;
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN, 1,
+			.lun = 0 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "Lun=0\nType=nullio\nIOMode=wt\n");
+	CHECK_CONTAINS(f.out.buf, "Commands=12\n");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_SID, 1, sid }) == 0);
+	CHECK_CONTAINS(f.out.buf, "ReadBytes=4096\n");
+	REQUIRE(op(&f, (struct rq){ "show" }) == 0);
+	CHECK_CONTAINS(f.out.buf, "tid:1 name:" TARGET1 "\n\tlun:0 iotype:nullio "
+		       "iomode:wt commands:12 read:0 written:0 errors:0\n");
+	CHECK_CONTAINS(f.out.buf, "\tsid:");
+	CHECK_CONTAINS(f.out.buf, "read:4096");
+	CHECK_CONTAINS(f.out.buf, "\t\tcid:0 ip:");
+	of_free(&f);
+}
+
+/* Brackets and quotes balance, outside strings: a cheap JSON sanity check. */
+static bool balanced(const char *s)
+{
+	int depth = 0;
+	bool str = false;
+
+	for (; *s; s++) {
+		if (str) {
+			if (*s == '\\')
+				s++;
+			else if (*s == '"')
+				str = false;
+			continue;
+		}
+		if (*s == '"')
+			str = true;
+		else if (*s == '{' || *s == '[')
+			depth++;
+		else if (*s == '}' || *s == ']')
+			depth--;
+		if (depth < 0)
+			return false;
+	}
+	return !depth && !str;
+}
+
+TEST(ops_show_json_for_every_form)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+	uint64_t sid = make_sid(0x1234, 7);
+
+	of_init(&f, "IncomingUser d secretsecret1\nTarget " TARGET1
+		"\n Alias a \"quoted\" alias\n Lun 0 Type=nullio\n");
+	REQUIRE(fake_add_session(1, sid, INITIATOR, NULL, &cid, 1) == 0);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_JSON }) == 0);
+	CHECK(balanced(f.out.buf));
+	CHECK(!strncmp(f.out.buf, "{\"targets\":[{\"tid\":1,\"name\":\"" TARGET1
+		       "\",\"origin\":\"file\",", 60));
+	CHECK_CONTAINS(f.out.buf, "\"alias\":\"a \\\"quoted\\\" alias\"");
+	CHECK_CONTAINS(f.out.buf, "\"params\":{\"Wthreads\":8,");
+	CHECK_CONTAINS(f.out.buf, "\"luns\":[{\"lun\":0,\"type\":\"nullio\"");
+	CHECK_CONTAINS(f.out.buf, "\"stats\":{\"commands\":0,\"read_bytes\":0,"
+		       "\"write_bytes\":0,\"errors\":0}");
+	CHECK_CONTAINS(f.out.buf, "\"initiator\":\"" INITIATOR "\"");
+	CHECK_CONTAINS(f.out.buf, "\"connections\":[{\"cid\":0,");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_JSON, 1 }) == 0);
+	CHECK(balanced(f.out.buf));
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_SID | CTL_F_JSON,
+			1, sid }) == 0);
+	CHECK(balanced(f.out.buf));
+	CHECK_CONTAINS(f.out.buf, "\"MaxRecvDataSegmentLength\":");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_SID | CTL_F_JSON,
+			1, 0 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "\"HeaderDigest\":\"None\"");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN | CTL_F_JSON,
+			1, .lun = 0 }) == 0);
+	CHECK(balanced(f.out.buf));
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_USER | CTL_F_JSON }) == 0);
+	CHECK_STR(f.out.buf, "{\"incoming_users\":[\"d\"]}\n");
+	of_free(&f);
+}
+
+/* ---------------------------------------------------------------- save */
+
+TEST(ops_save_writes_the_running_configuration_with_runtime_changes)
+{
+	struct ofx f;
+	struct config back;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 0,
+			.params = "Name=" NEWT }) == 0);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 2, .lun = 1,
+			.params = "Path=/dev/null,ScsiId=x1" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 2,
+			.params = "IncomingUser=joe,Password=secretsecret1" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID, 2,
+			.params = "MaxConnections=2", .redirect = "192.0.2.3" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "save" }) == 0);
+	CHECK_CONTAINS(f.out.buf, "keep it readable by root only");
+	CHECK_CONTAINS(f.out.buf, "Target " NEWT "\n\tRedirect 192.0.2.3:3260\n"
+		       "\tIncomingUser joe secretsecret1\n\tLun 1 Path=/dev/null,"
+		       "Type=fileio,IOMode=wt,ScsiId=x1,ScsiSN=x1\n"
+		       "\tMaxConnections 2\n");
+	REQUIRE(config_parse(f.out.buf, strlen(f.out.buf), "saved", &back, err,
+			     sizeof(err)) == 0);
+	CHECK_EQ(back.nr_targets, 2);
+	config_free(&back);
+	of_free(&f);
+}
+
+/* ---------------------------------------------------------------- reload */
+
+TEST(ops_reload_dry_run_prints_the_plan_and_changes_nothing)
+{
+	struct ofx f;
+	size_t calls;
+
+	of_init(&f, CONF);
+	rewrite_conf(&f, CONF " Lun 1 Type=nullio\nTarget " TARGET2 "\n");
+	calls = fake_nr_calls();
+	REQUIRE(op(&f, (struct rq){ "reload", CTL_F_DRYRUN }) == 0);
+	CHECK_STR(f.out.buf, "tid 2 " TARGET2 ": create\n"
+		  "tid 1 " TARGET1 " LUN 1: add (nullio)\n");
+	/* Only a dump. */
+	CHECK_EQ(fake_nr_calls(), calls + 1);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
+	REQUIRE(op(&f, (struct rq){ "reload" }) == 0);
+	CHECK_EQ(fake_state()->nr_targets, 2);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 2);
+	REQUIRE(op(&f, (struct rq){ "reload" }) == 0);
+	CHECK_STR(f.out.buf, "nothing to change\n");
+	of_free(&f);
+}
+
+TEST(ops_reload_of_a_bad_file_changes_nothing)
+{
+	struct ofx f;
+	size_t calls;
+
+	of_init(&f, CONF);
+	rewrite_conf(&f, CONF "Target " TARGET2 "\n MaxBurstLength lots\n");
+	calls = fake_nr_calls();
+	CHECK_EQ(op(&f, (struct rq){ "reload" }), -EINVAL);
+	CHECK_CONTAINS(err, "ietd.conf:4: MaxBurstLength: ");
+	CHECK(!strchr(err, '\n'));
+	CHECK_EQ(fake_nr_calls(), calls);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
+	of_free(&f);
+}
+
+TEST(ops_reload_refusals_are_reported_and_the_rest_applied)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+
+	of_init(&f, CONF "Target " TARGET2 "\n");
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	rewrite_conf(&f, "Target " NEWT "\n");
+	CHECK_EQ(op(&f, (struct rq){ "reload" }), -EBUSY);
+	CHECK_CONTAINS(err, "1 change refused (the rest applied)");
+	CHECK_CONTAINS(f.out.buf, "tid 3 " NEWT ": create\n");
+	CHECK_CONTAINS(f.out.buf, "tid 2 " TARGET2 ": delete\n");
+	CHECK_CONTAINS(f.out.buf, "refused: tid 1 " TARGET1 ": removed from the configuration, kept");
+	CHECK_EQ(fake_state()->nr_targets, 2);
+	of_free(&f);
+}
+
+/* ---------------------------------------------------------------- restart */
+
+TEST(ops_state_file_remembers_what_ietadm_did_across_a_restart)
+{
+	struct ofx f;
+	struct config next, prev;
+	struct kstate st;
+	struct runtime rt2;
+	const struct target_conf *t;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 0,
+			.params = "Name=" NEWT }) == 0);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 2,
+			.params = "IncomingUser=joe,Password=secretsecret1" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.redirect = "192.0.2.3" }) == 0);
+	REQUIRE(state_load(&f.fx.rt.state, &prev, err, sizeof(err)) == 0);
+	CHECK_EQ(config_target_by_name(&prev, NEWT)->origin, ORIGIN_ADMIN);
+	config_free(&prev);
+
+	/* ietd killed and started again with the same file. */
+	memset(&rt2, 0, sizeof(rt2));
+	rt2.state = f.fx.rt.state;
+	config_of(&next, CONF);
+	kernel_dump(&st);
+	REQUIRE(runtime_start(&rt2, &next, &st, err, sizeof(err)) == 0);
+	kstate_free(&st);
+	t = config_target_by_name(&rt2.cfg, NEWT);
+	REQUIRE(t != NULL);
+	CHECK_EQ(t->origin, ORIGIN_ADMIN);
+	REQUIRE_EQ(t->auth.nr_incoming, 1);
+	CHECK_STR(t->auth.incoming[0].user, "joe");
+	/* The file's target takes the file's settings: no redirect. */
+	CHECK_STR(config_target_by_name(&rt2.cfg, TARGET1)->redirect, "");
+	CHECK_EQ(fake_count(F_TARGET_DEL), 0);
+	config_free(&rt2.cfg);
+	of_free(&f);
+}

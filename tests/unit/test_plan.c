@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plans: (kernel state, running model, new configuration) -> kernel calls,
+ * model, refusals. Start-up (no model, or the state file's) and reloads.
+ */
+#include <errno.h>
+
+#include "helpers.h"
+#include "kernel_fake.h"
+#include "plan.h"
+#include "test.h"
+
+#define CONF	"Target " TARGET1 "\n Wthreads 4\n Lun 0 Type=nullio\n" \
+		" Lun 1 Path=/dev/null\nTarget " TARGET2 "\n Lun 3 Type=nullio\n"
+#define OTHER	"iqn.2001-04.com.example:other"
+
+static char err[1024];
+
+/* The plan of next against the fake kernel and cur; not applied. */
+static int make(const struct config *cur, const char *next, struct plan *p)
+{
+	struct config n;
+	struct kstate st;
+	int ret;
+
+	config_of(&n, next);
+	kernel_dump(&st);
+	ret = plan_make(&st, cur, &n, p, err, sizeof(err));
+	kstate_free(&st);
+	config_free(&n);
+	return ret;
+}
+
+/* Plan and apply; the result replaces *model. */
+static int run(struct config *model, const char *next)
+{
+	struct plan p;
+	int ret;
+
+	ret = make(model, next, &p);
+	if (ret)
+		return ret;
+	ret = plan_apply(&p, err, sizeof(err));
+	if (!ret && model) {
+		config_free(model);
+		*model = p.result;
+		memset(&p.result, 0, sizeof(p.result));
+	}
+	plan_free(&p);
+	return ret;
+}
+
+static char *format(const struct plan *p)
+{
+	static char buf[8192];
+	struct textbuf tb;
+
+	textbuf_init(&tb, sizeof(buf) - 1);
+	plan_format(p, &tb);
+	memcpy(buf, tb.buf ? tb.buf : "", tb.len);
+	buf[tb.len] = '\0';
+	textbuf_free(&tb);
+	return buf;
+}
+
+static void start(void)
+{
+	fake_reset();
+	kernel_open();
+}
+
+TEST(plan_start_creates_targets_and_luns_with_file_tids)
+{
+	struct config model = { 0 };
+	const struct fake_call *c;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	CHECK_EQ(fake_count(F_TARGET_NEW), 2);
+	CHECK_EQ(fake_count(F_LUN_NEW), 3);
+	c = fake_call(2);	/* after open and dump */
+	REQUIRE(c && c->op == F_TARGET_NEW);
+	CHECK_EQ(c->tid, 1);
+	CHECK_STR(c->name, TARGET1);
+	CHECK_EQ(c->tparams[IET_TP_WTHREADS], 4);
+	c = fake_last(F_LUN_NEW);
+	CHECK_EQ(c->tid, 2);
+	CHECK_EQ(c->lun.lun, 3);
+	CHECK_EQ(strlen(c->lun.scsi_id), 16);
+	CHECK_STR(c->lun.scsi_sn, c->lun.scsi_id);
+	REQUIRE_EQ(model.nr_targets, 2);
+	CHECK_STR(model.targets[1].luns[0].scsi_id, c->lun.scsi_id);
+	CHECK_EQ(model.targets[0].origin, ORIGIN_FILE);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_restart_with_the_same_file_changes_nothing)
+{
+	struct config model = { 0 };
+	struct plan p;
+	size_t calls;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	calls = fake_nr_calls();
+	/* A restart: no model yet, the kernel has it all. */
+	REQUIRE(make(NULL, CONF, &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	CHECK_EQ(p.nr_refused, 0);
+	CHECK_STR(format(&p), "nothing to change\n");
+	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
+	CHECK_EQ(fake_nr_calls(), calls + 1);	/* the dump */
+	CHECK_EQ(p.result.nr_targets, 2);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_new_target_and_lun_appear_without_touching_the_rest)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(make(&model, CONF " Lun 4 Type=nullio\nTarget " OTHER
+		     "\n Lun 0 Type=nullio\n", &p) == 0);
+	REQUIRE_EQ(p.nr, 3);
+	CHECK_EQ(p.steps[0].op, STEP_TARGET_NEW);
+	CHECK_EQ(p.steps[0].tid, 3);
+	CHECK_EQ(p.steps[1].op, STEP_LUN_NEW);
+	CHECK_EQ(p.steps[1].tid, 3);
+	CHECK_EQ(p.steps[2].op, STEP_LUN_NEW);
+	CHECK_EQ(p.steps[2].tid, 2);
+	CHECK_EQ(p.steps[2].lun.lun, 4);
+	CHECK_CONTAINS(format(&p), "tid 3 " OTHER ": create\n");
+	CHECK_CONTAINS(format(&p), "tid 2 " TARGET2 " LUN 4: add (nullio)\n");
+	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
+	CHECK_EQ(fake_count(F_TARGET_DEL) + fake_count(F_LUN_DEL) +
+		 fake_count(F_TARGET_SET), 0);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_changed_parameters_are_set_for_new_sessions)
+{
+	struct config model = { 0 };
+	const struct fake_call *c;
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(make(&model, "Target " TARGET1 "\n Wthreads 6\n InitialR2T No\n"
+		     " Lun 0 Type=nullio\n Lun 1 Path=/dev/null\nTarget " TARGET2
+		     "\n Lun 3 Type=nullio\n", &p) == 0);
+	REQUIRE_EQ(p.nr, 1);
+	CHECK_EQ(p.steps[0].op, STEP_TARGET_SET);
+	CHECK_CONTAINS(format(&p), "tid 1 " TARGET1
+		       ": set InitialR2T=No, Wthreads=6 (new sessions)");
+	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
+	/* Session keys and thread count in two calls (the kernel needs it). */
+	CHECK_EQ(fake_count(F_TARGET_SET), 2);
+	c = fake_last(F_TARGET_SET);
+	CHECK_EQ(c->tid, 1);
+	CHECK_EQ(fake_state()->targets[0].tparams[IET_TP_WTHREADS], 6);
+	CHECK_EQ(fake_state()->targets[0].keys[IET_KEY_INITIAL_R2T], 0);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_removed_target_goes_when_idle_and_stays_while_in_use)
+{
+	struct config model = { 0 };
+	uint16_t cid = 0;
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(make(&model, "Target " TARGET1 "\n Wthreads 4\n Lun 0 Type=nullio\n"
+		     " Lun 1 Path=/dev/null\n", &p) == 0);
+	REQUIRE_EQ(p.nr, 1);
+	CHECK_EQ(p.steps[0].op, STEP_TARGET_DEL);
+	CHECK_EQ(p.steps[0].tid, 2);
+	plan_free(&p);
+
+	REQUIRE(fake_add_session(2, make_sid(0x1234, 5), INITIATOR, NULL, &cid,
+				 1) == 0);
+	REQUIRE(make(&model, "Target " TARGET1 "\n Wthreads 4\n Lun 0 Type=nullio\n"
+		     " Lun 1 Path=/dev/null\n", &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	REQUIRE_EQ(p.nr_refused, 1);
+	CHECK_CONTAINS(p.refused[0], "tid 2 " TARGET2
+		       ": removed from the configuration, kept: it has 1 session");
+	/* Still served, still the file's: the next reload tries again. */
+	REQUIRE(config_target_by_tid(&p.result, 2) != NULL);
+	CHECK_EQ(config_target_by_tid(&p.result, 2)->origin, ORIGIN_FILE);
+	CHECK_EQ(config_target_by_tid(&p.result, 2)->nr_luns, 1);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_lun_removed_or_changed_is_refused_while_the_target_has_sessions)
+{
+	struct config model = { 0 };
+	uint16_t cid = 0;
+	struct plan p;
+	const char *next = "Target " TARGET1 "\n Wthreads 4\n Lun 0 Type=nullio\n"
+			   " Lun 1 Path=/dev/zero\nTarget " TARGET2 "\n";
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(make(&model, next, &p) == 0);
+	/* Idle: LUN 1 replaced (delete, add), LUN 3 removed. */
+	REQUIRE_EQ(p.nr, 3);
+	CHECK_EQ(p.steps[0].op, STEP_LUN_DEL);
+	CHECK_EQ(p.steps[1].op, STEP_LUN_DEL);
+	CHECK_EQ(p.steps[2].op, STEP_LUN_NEW);
+	CHECK_STR(p.steps[2].lun.path, "/dev/zero");
+	plan_free(&p);
+
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 5), INITIATOR, NULL, &cid,
+				 1) == 0);
+	REQUIRE(fake_add_session(2, make_sid(0x1234, 6), INITIATOR, NULL, &cid,
+				 1) == 0);
+	REQUIRE(make(&model, next, &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	REQUIRE_EQ(p.nr_refused, 2);
+	CHECK_CONTAINS(format(&p), "refused: tid 1 " TARGET1
+		       " LUN 1: changed in the configuration, kept as it runs (/dev/null)");
+	CHECK_CONTAINS(format(&p), "refused: tid 2 " TARGET2
+		       " LUN 3 (nullio): not in the configuration, kept");
+	CHECK_STR(target_lun(config_target_by_tid(&p.result, 1), 1)->path,
+		  "/dev/null");
+	CHECK(target_lun(config_target_by_tid(&p.result, 2), 3) != NULL);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_keeps_targets_created_with_ietadm)
+{
+	struct config model = { 0 };
+	struct target_conf t;
+	uint32_t tid = 0;
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	target_conf_defaults(&t);
+	strcpy(t.name, OTHER);
+	REQUIRE(kernel_target_new(&tid, OTHER, t.tparams, t.keys) == 0);
+	t.tid = tid;
+	t.origin = ORIGIN_ADMIN;
+	strcpy(t.redirect, "192.0.2.9:3260");
+	config_add_target(&model, &t);
+	REQUIRE(make(&model, CONF, &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	CHECK_EQ(p.nr_refused, 0);
+	REQUIRE(config_target_by_name(&p.result, OTHER) != NULL);
+	CHECK_EQ(config_target_by_name(&p.result, OTHER)->origin, ORIGIN_ADMIN);
+	/* What only ietd knows survives: the redirect. */
+	CHECK_STR(config_target_by_name(&p.result, OTHER)->redirect,
+		  "192.0.2.9:3260");
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_adopts_kernel_targets_it_knows_nothing_about)
+{
+	struct config model = { 0 };
+	uint32_t tid = 9, tp[IET_TP_COUNT] = { 0 }, k[IET_KEY_COUNT] = { 0 };
+	const struct target_conf *t;
+	struct plan p;
+
+	start();
+	k[IET_KEY_MAX_BURST] = 4096;
+	kernel_target_new(&tid, OTHER, tp, k);
+	REQUIRE(make(NULL, CONF, &p) == 0);
+	t = config_target_by_tid(&p.result, 9);
+	REQUIRE(t != NULL);
+	CHECK_STR(t->name, OTHER);
+	CHECK_EQ(t->keys[IET_KEY_MAX_BURST], 4096);
+	CHECK_EQ(t->origin, ORIGIN_KERNEL);
+	CHECK_CONTAINS(format(&p), "tid 9 " OTHER
+		       ": in the kernel but not in the configuration: served as it runs");
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_running_targets_keep_their_tids_and_new_ones_fit_around)
+{
+	struct config model = { 0 };
+	uint32_t tid = 1, tp[IET_TP_COUNT] = { 0 }, k[IET_KEY_COUNT] = { 0 };
+	struct plan p;
+
+	start();
+	/* The kernel runs TARGET2 as tid 1; the file has it second. */
+	kernel_target_new(&tid, TARGET2, tp, k);
+	REQUIRE(make(NULL, "Target " TARGET1 "\nTarget " TARGET2 "\n", &p) == 0);
+	CHECK_EQ(config_target_by_name(&p.result, TARGET2)->tid, 1);
+	CHECK_EQ(config_target_by_name(&p.result, TARGET1)->tid, 2);
+	/* The result is in tid order. */
+	CHECK_STR(p.result.targets[0].name, TARGET2);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_undoes_everything_when_the_kernel_fails_half_way)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(make(&model, "Target " TARGET1 "\n Wthreads 2\n Lun 0 Type=nullio\n"
+		     "Target " OTHER "\n Lun 0 Type=nullio\n", &p) == 0);
+	/* Steps: OTHER create, its LUN, TARGET1 set, LUN 1 and TARGET2 go. */
+	fake_fail(F_TARGET_DEL, -EIO, "disk on fire");
+	CHECK_EQ(plan_apply(&p, err, sizeof(err)), -EIO);
+	CHECK_CONTAINS(err, "tid 2 " TARGET2 ": delete: ");
+	CHECK_CONTAINS(err, "disk on fire; nothing changed");
+	/* Back as it was: OTHER gone, LUN 1 back, Wthreads 4 again. */
+	CHECK_EQ(fake_state()->nr_targets, 2);
+	CHECK_EQ(fake_state()->targets[0].tparams[IET_TP_WTHREADS], 4);
+	CHECK_EQ(fake_state()->targets[0].nr_luns, 2);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_reports_model_only_changes)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(make(&model, "IncomingUser disc secretsecret1\n" CONF
+		     " IncomingUser joe secretsecret2\n Redirect 192.0.2.1\n",
+		     &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	CHECK_CONTAINS(format(&p), "discovery: CHAP accounts changed (new logins)\n");
+	CHECK_CONTAINS(format(&p), "tid 2 " TARGET2
+		       ": CHAP accounts, redirect changed (new logins)\n");
+	CHECK_EQ(config_target_by_tid(&p.result, 2)->auth.nr_incoming, 1);
+	CHECK_EQ(p.result.auth.nr_incoming, 1);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ietadm's options: IET's, plus --json, --dry-run, --file, names as tids. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "adm_args.h"
+#include "params.h"
+
+enum {
+	OPT_SOCKET = 256, OPT_VERSION, OPT_JSON, OPT_DRY_RUN, OPT_FILE,
+	OPT_TARGET,
+};
+
+static const struct option long_opts[] = {
+	{ "op", required_argument, NULL, 'o' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "target", required_argument, NULL, OPT_TARGET },
+	{ "sid", required_argument, NULL, 's' },
+	{ "cid", required_argument, NULL, 'c' },
+	{ "lun", required_argument, NULL, 'l' },
+	{ "user", no_argument, NULL, 'u' },
+	{ "params", required_argument, NULL, 'p' },
+	{ "redirect", required_argument, NULL, 'r' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ "socket", required_argument, NULL, OPT_SOCKET },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const ops[] = {
+	"new", "delete", "update", "show", "reload", "save",
+};
+
+void adm_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: ietadm --op new|delete|update|show [--tid=N|NAME] [--sid=N] [--cid=N]\n"
+"              [--lun=N] [--user] [--params=KEY=VALUE,...] [--redirect=ADDR]\n"
+"       ietadm --op reload [--dry-run]    ietadm --op save [--file=FILE]\n"
+"Manage the running iSCSI target through ietd (see ietadm(8)).\n"
+"\n"
+"  --op new --tid=N --params Name=IQN          create a target (N=0: next free)\n"
+"  --op delete --tid=N                         delete a target without sessions\n"
+"  --op update --tid=N --params K=V,...        change parameters (new sessions)\n"
+"  --op update --tid=N --redirect=ADDR[:PORT]  redirect new logins (\"\": stop)\n"
+"  --op new --tid=N --lun=L --params Path=P,Type=fileio|nullio,...\n"
+"  --op delete --tid=N --lun=L                 remove a LUN\n"
+"  --op delete --tid=N --sid=S --cid=C         close a connection\n"
+"  --op new|delete [--tid=N] --user --params IncomingUser=U,Password=P\n"
+"                                              (or OutgoingUser=; no tid: discovery)\n"
+"  --op show [--tid=N [--sid=S|--lun=L]] [--user] [--json]\n"
+"  --op delete                                 close every session, delete\n"
+"                                              every target\n"
+"  --op reload [--dry-run]                     apply ietd.conf's changes\n"
+"  --op save [--file=FILE]                     the running configuration\n"
+"\n"
+"  --tid takes a target's name as well (or use --target=NAME).\n"
+"  --socket=PATH   ietd's socket (default %s)\n"
+"  --version       print the version and exit\n"
+"  --help          print this help and exit\n"
+"\n"
+"Options take their value as --opt=VALUE or --opt VALUE.\n",
+		CTL_SOCKET_PATH);
+}
+
+static int number(const char *opt, const char *s, uint64_t max, uint64_t *v,
+		  char *err, size_t errlen)
+{
+	if (parse_number(s, v) || *v > max) {
+		snprintf(err, errlen, "--%s: \"%s\" is not a number 0..%" PRIu64,
+			 opt, s, max);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_target(struct ctl_req *r, const char *opt, const char *name,
+		      char *err, size_t errlen)
+{
+	if (strlen(name) >= sizeof(r->target) || strchr(name, '\n') ||
+	    (strncasecmp(name, "iqn.", 4) && strncasecmp(name, "eui.", 4) &&
+	     strncasecmp(name, "naa.", 4))) {
+		snprintf(err, errlen,
+			 "--%s: \"%s\" is neither a number nor a target name (iqn., eui., naa.)",
+			 opt, name);
+		return -1;
+	}
+	strcpy(r->target, name);
+	r->fields |= CTL_F_TARGET;
+	return 0;
+}
+
+static int text_opt(const char *opt, const char *v, char *dst, size_t len,
+		    char *err, size_t errlen)
+{
+	if (strlen(v) >= len || strchr(v, '\n')) {
+		snprintf(err, errlen, "--%s: too long or more than one line", opt);
+		return -1;
+	}
+	strcpy(dst, v);
+	return 0;
+}
+
+enum adm_parse_result adm_parse(int argc, char **argv, struct adm_args *a,
+				char *err, size_t errlen)
+{
+	struct ctl_req *r = &a->req;
+	uint64_t v;
+	size_t i;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->socket = CTL_SOCKET_PATH;
+	opterr = 0;
+	optind = 0;		/* GNU: start afresh */
+	while ((c = getopt_long(argc, argv, ":o:t:s:c:l:up:r:h", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+				if (!strcmp(optarg, ops[i]))
+					break;
+			if (i == sizeof(ops) / sizeof(ops[0])) {
+				snprintf(err, errlen,
+					 "--op: unknown operation \"%s\" (new, delete, update, show, reload, save)",
+					 optarg);
+				return ADM_ERROR;
+			}
+			strcpy(r->op, optarg);
+			break;
+		case 't':
+			/* A number is a tid; anything else names a target. */
+			if (!parse_number(optarg, &v)) {
+				if (number("tid", optarg, UINT32_MAX, &v, err,
+					   errlen))
+					return ADM_ERROR;
+				r->tid = v;
+				r->fields |= CTL_F_TID;
+			} else if (set_target(r, "tid", optarg, err, errlen)) {
+				return ADM_ERROR;
+			}
+			break;
+		case OPT_TARGET:
+			if (set_target(r, "target", optarg, err, errlen))
+				return ADM_ERROR;
+			break;
+		case 's':
+			if (number("sid", optarg, UINT64_MAX, &v, err, errlen))
+				return ADM_ERROR;
+			r->sid = v;
+			r->fields |= CTL_F_SID;
+			break;
+		case 'c':
+			if (number("cid", optarg, 65535, &v, err, errlen))
+				return ADM_ERROR;
+			r->cid = v;
+			r->fields |= CTL_F_CID;
+			break;
+		case 'l':
+			if (number("lun", optarg, 16383, &v, err, errlen))
+				return ADM_ERROR;
+			r->lun = v;
+			r->fields |= CTL_F_LUN;
+			break;
+		case 'u':
+			r->fields |= CTL_F_USER;
+			break;
+		case 'p':
+			if (text_opt("params", optarg, r->params,
+				     sizeof(r->params), err, errlen))
+				return ADM_ERROR;
+			r->fields |= CTL_F_PARAMS;
+			break;
+		case 'r':
+			if (text_opt("redirect", optarg, r->redirect,
+				     sizeof(r->redirect), err, errlen))
+				return ADM_ERROR;
+			r->fields |= CTL_F_REDIRECT;
+			break;
+		case OPT_JSON:
+			r->fields |= CTL_F_JSON;
+			break;
+		case OPT_DRY_RUN:
+			r->fields |= CTL_F_DRYRUN;
+			break;
+		case OPT_FILE:
+			a->file = optarg;
+			break;
+		case OPT_SOCKET:
+			a->socket = optarg;
+			break;
+		case OPT_VERSION:
+			return ADM_VERSION;
+		case 'h':
+			return ADM_HELP;
+		case ':':
+			snprintf(err, errlen, "%s needs a value",
+				 argv[optind - 1]);
+			return ADM_ERROR;
+		default:
+			snprintf(err, errlen, "unknown option %s (ietadm --help)",
+				 argv[optind - 1]);
+			return ADM_ERROR;
+		}
+	}
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument \"%s\"", argv[optind]);
+		return ADM_ERROR;
+	}
+	if (!r->op[0]) {
+		snprintf(err, errlen,
+			 "--op is required (new, delete, update, show, reload or save)");
+		return ADM_ERROR;
+	}
+	if (a->file && strcmp(r->op, "save")) {
+		snprintf(err, errlen, "--file goes with --op save");
+		return ADM_ERROR;
+	}
+	if ((r->fields & CTL_F_DRYRUN) && strcmp(r->op, "reload")) {
+		snprintf(err, errlen, "--dry-run goes with --op reload");
+		return ADM_ERROR;
+	}
+	if ((r->fields & CTL_F_TID) && (r->fields & CTL_F_TARGET)) {
+		snprintf(err, errlen, "a target by --tid or by name, not both");
+		return ADM_ERROR;
+	}
+	return ADM_RUN;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ietadm's operations, inside ietd: one function per --op, each taking a
+ * parsed request and giving output lines or one line saying why it failed.
+ * op_show.c shows, op_admin.c changes targets, LUNs, accounts and
+ * connections, op_config.c reloads and saves; ctl_ops.c dispatches.
+ */
+#ifndef IET_USR_CTL_OPS_H
+#define IET_USR_CTL_OPS_H
+
+#include <stddef.h>
+
+#include "ctl.h"
+#include "kernel.h"
+#include "runtime.h"
+#include "text.h"
+
+typedef int op_fn(struct runtime *rt, const struct ctl_req *req,
+		  struct textbuf *out, char *err, size_t errlen);
+
+op_fn op_show;
+op_fn op_new;
+op_fn op_delete;
+op_fn op_update;
+op_fn op_reload;
+op_fn op_save;
+
+/* One line of output, newline added. */
+int out_line(struct textbuf *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* err = "what: strerror: the kernel's message"; returns ret. */
+int kernel_failed(int ret, char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/*
+ * The target a request names, by --tid or by name; NULL with err set
+ * ("--op X needs --tid", "no target with tid N").
+ */
+struct target_conf *req_target(struct runtime *rt, const struct ctl_req *req,
+			       char *err, size_t errlen);
+int dump_kernel(struct kstate *st, char *err, size_t errlen);
+const struct ktarget *kstate_target(const struct kstate *st, uint32_t tid);
+/*
+ * Split "K=V,K=V" of --params, calling fn for each pair with the key and
+ * value. An item without '=' continues the previous value
+ * ("HeaderDigest=None,CRC32C"); empty items are skipped (scripts leave a
+ * trailing comma). Stops at the first error fn returns.
+ */
+int params_each(const char *params,
+		int (*fn)(void *arg, const char *key, const char *value),
+		void *arg, char *err, size_t errlen);
+
+#endif

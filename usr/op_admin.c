@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ietadm --op new, delete and update: targets, LUNs, CHAP accounts,
+ * connections and the full teardown. Each checks everything first, then
+ * makes the kernel call, then changes the model and the state file: a
+ * refusal or a kernel failure leaves everything as it was.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "ctl_ops.h"
+#include "log.h"
+#include "plan.h"
+
+/* ---------------------------------------------------------------- targets */
+
+struct key_ctx {
+	struct target_conf *t;
+	const char *name;		/* Name= of --op new */
+	char *err;
+	size_t errlen;
+};
+
+static int set_target_key(void *arg, const char *key, const char *value)
+{
+	struct key_ctx *k = arg;
+	char what[256];
+	int ret;
+
+	if (!strcasecmp(key, "Name")) {
+		if (!k->name) {
+			snprintf(k->err, k->errlen,
+				 "Name: a target's name cannot change (delete it and create it again)");
+			return -EINVAL;
+		}
+		if (iscsi_name_check(value, what, sizeof(what))) {
+			snprintf(k->err, k->errlen, "Name: %s", what);
+			return -EINVAL;
+		}
+		snprintf(k->t->name, sizeof(k->t->name), "%s", value);
+		return 0;
+	}
+	ret = target_set_key(k->t, key, value, what, sizeof(what));
+	if (ret == -ENOENT) {
+		snprintf(k->err, k->errlen, "%.64s: not a target parameter",
+			 key);
+		return -EINVAL;
+	}
+	if (ret) {
+		snprintf(k->err, k->errlen, "%.64s: %s", key, what);
+		return ret;
+	}
+	return 0;
+}
+
+static int check_bursts(const struct target_conf *t, char *err, size_t errlen)
+{
+	if (t->keys[IET_KEY_FIRST_BURST] > t->keys[IET_KEY_MAX_BURST]) {
+		snprintf(err, errlen,
+			 "FirstBurstLength: %u exceeds MaxBurstLength %u",
+			 t->keys[IET_KEY_FIRST_BURST],
+			 t->keys[IET_KEY_MAX_BURST]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int target_new(struct runtime *rt, const struct ctl_req *req,
+		      struct textbuf *out, char *err, size_t errlen)
+{
+	struct target_conf t, *old;
+	struct key_ctx k = { &t, "", err, errlen };
+	uint32_t tid = req->fields & CTL_F_TID ? req->tid : 0;
+	int ret;
+
+	if (req->fields & CTL_F_TARGET) {
+		snprintf(err, errlen,
+			 "--op new takes the new target's name as --params Name=IQN, with --tid=N (0: the next free)");
+		return -EINVAL;
+	}
+	target_conf_defaults(&t);
+	ret = req->fields & CTL_F_PARAMS ?
+	      params_each(req->params, set_target_key, &k, err, errlen) : 0;
+	if (ret)
+		goto out;
+	if (!t.name[0]) {
+		snprintf(err, errlen, "--op new --tid=N needs --params Name=IQN");
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = check_bursts(&t, err, errlen);
+	if (ret)
+		goto out;
+	old = config_target_by_name(&rt->cfg, t.name);
+	if (old) {
+		snprintf(err, errlen, "target %s exists as tid %u", t.name,
+			 old->tid);
+		ret = -EEXIST;
+		goto out;
+	}
+	if (tid && config_target_by_tid(&rt->cfg, tid)) {
+		snprintf(err, errlen, "tid %u is in use by %s", tid,
+			 config_target_by_tid(&rt->cfg, tid)->name);
+		ret = -EEXIST;
+		goto out;
+	}
+	ret = kernel_target_new(&tid, t.name, t.tparams, t.keys);
+	if (ret) {
+		kernel_failed(ret, err, errlen, "creating target %s", t.name);
+		goto out;
+	}
+	t.tid = tid;
+	t.origin = ORIGIN_ADMIN;
+	if (!config_add_target(&rt->cfg, &t)) {
+		kernel_target_del(tid);
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	config_sort_targets(&rt->cfg);
+	runtime_persist(rt);
+	log_info("ietadm: target tid %u %s created", tid, t.name);
+	/* IET printed nothing; the tid is news only when ietd chose it. */
+	if (!(req->fields & CTL_F_TID) || !req->tid)
+		out_line(out, "tid=%u", tid);
+out:
+	target_conf_free(&t);
+	return ret;
+}
+
+/* A session of the target, for a message that says how to close it. */
+static int sessions_of(const struct ktarget *kt, char *hint, size_t len)
+{
+	if (!kt || !kt->nr_sessions)
+		return 0;
+	snprintf(hint, len, " (ietadm --op delete --tid=%u --sid=%llu --cid=%u)",
+		 kt->tid, (unsigned long long)kt->sessions[0].sid,
+		 kt->sessions[0].nr_conns ? kt->sessions[0].conns[0].cid : 0);
+	return kt->nr_sessions;
+}
+
+static int target_delete(struct runtime *rt, struct target_conf *t,
+			 char *err, size_t errlen)
+{
+	uint32_t tid = t->tid;
+	char name[IET_NAME_MAX + 1], hint[128];
+	struct kstate st;
+	int n, ret;
+
+	ret = dump_kernel(&st, err, errlen);
+	if (ret)
+		return ret;
+	n = sessions_of(kstate_target(&st, tid), hint, sizeof(hint));
+	kstate_free(&st);
+	if (n) {
+		snprintf(err, errlen,
+			 "target %u %s has %d session%s: close %s first%s",
+			 tid, t->name, n, n == 1 ? "" : "s",
+			 n == 1 ? "it" : "them", hint);
+		return -EBUSY;
+	}
+	ret = kernel_target_del(tid);
+	if (ret && ret != -ENOENT)
+		return kernel_failed(ret, err, errlen, "deleting target %u %s",
+				     tid, t->name);
+	snprintf(name, sizeof(name), "%s", t->name);
+	config_del_target(&rt->cfg, tid);
+	runtime_persist(rt);
+	log_info("ietadm: target tid %u %s deleted", tid, name);
+	return 0;
+}
+
+static int target_update(struct runtime *rt, struct target_conf *cur,
+			 const struct ctl_req *req, char *err, size_t errlen)
+{
+	struct target_conf t;
+	struct key_ctx k = { &t, NULL, err, errlen };
+	char what[256];
+	int ret;
+
+	if (target_conf_copy(&t, cur)) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = req->fields & CTL_F_PARAMS ?
+	      params_each(req->params, set_target_key, &k, err, errlen) : 0;
+	if (!ret && (req->fields & CTL_F_REDIRECT)) {
+		if (!req->redirect[0])
+			t.redirect[0] = '\0';
+		else if (redirect_parse(req->redirect, t.redirect,
+					sizeof(t.redirect), what, sizeof(what))) {
+			snprintf(err, errlen, "--redirect: %s", what);
+			ret = -EINVAL;
+		}
+	}
+	if (!ret)
+		ret = check_bursts(&t, err, errlen);
+	if (!ret && (memcmp(t.tparams, cur->tparams, sizeof(t.tparams)) ||
+		     memcmp(t.keys, cur->keys, sizeof(t.keys)))) {
+		/* Wthreads resizes at once; the rest is for new sessions. */
+		ret = apply_target_params(t.tid, t.tparams, t.keys);
+		if (ret) {
+			kernel_failed(ret, err, errlen,
+				      "changing the parameters of target %u",
+				      t.tid);
+			apply_target_params(cur->tid, cur->tparams, cur->keys);
+		}
+	}
+	if (ret) {
+		target_conf_free(&t);
+		return ret;
+	}
+	target_conf_free(cur);
+	*cur = t;
+	runtime_persist(rt);
+	log_info("ietadm: target tid %u %s updated%s%s", cur->tid, cur->name,
+		 req->fields & CTL_F_REDIRECT ? ", redirect " : "",
+		 req->fields & CTL_F_REDIRECT ?
+		 (cur->redirect[0] ? cur->redirect : "cleared") : "");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- LUNs */
+
+struct lun_args {
+	char buf[CTL_PARAMS_MAX];
+	size_t len;
+	char *err;
+	size_t errlen;
+};
+
+/* Rebuild "K=V,..." without the empty items scripts leave. */
+static int join_arg(void *arg, const char *key, const char *value)
+{
+	struct lun_args *a = arg;
+	int n = snprintf(a->buf + a->len, sizeof(a->buf) - a->len, "%s%s=%s",
+			 a->len ? "," : "", key, value);
+
+	if (n < 0 || (size_t)n >= sizeof(a->buf) - a->len) {
+		snprintf(a->err, a->errlen, "--params too long");
+		return -EINVAL;
+	}
+	a->len += n;
+	return 0;
+}
+
+static int lun_new(struct runtime *rt, struct target_conf *t,
+		   const struct ctl_req *req, char *err, size_t errlen)
+{
+	struct lun_args a = { .err = err, .errlen = errlen };
+	struct lun_conf lun;
+	char what[512];
+	int ret;
+
+	if (!(req->fields & CTL_F_PARAMS)) {
+		snprintf(err, errlen,
+			 "--op new --lun needs --params Path=FILE,Type=fileio|nullio,...");
+		return -EINVAL;
+	}
+	if (req->lun > IET_LUN_MAX) {
+		snprintf(err, errlen, "LUN %u is not 0..%d", req->lun,
+			 IET_LUN_MAX);
+		return -EINVAL;
+	}
+	if (target_lun(t, req->lun)) {
+		snprintf(err, errlen, "target %u already has LUN %u", t->tid,
+			 req->lun);
+		return -EEXIST;
+	}
+	ret = params_each(req->params, join_arg, &a, err, errlen);
+	if (ret)
+		return ret;
+	lun.lun = req->lun;
+	if (lun_parse_args(a.buf, &lun, what, sizeof(what))) {
+		snprintf(err, errlen, "%s", what);
+		return -EINVAL;
+	}
+	lun_conf_derive_ids(&lun, t->name);
+	/* The kernel tells the target's sessions: REPORTED LUNS changed. */
+	ret = kernel_lun_new(t->tid, &lun);
+	if (ret)
+		return kernel_failed(ret, err, errlen,
+				     "adding LUN %u to target %u", lun.lun,
+				     t->tid);
+	if (target_add_lun(t, &lun)) {
+		kernel_lun_del(t->tid, lun.lun);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	runtime_persist(rt);
+	log_info("ietadm: tid %u LUN %u added (%s)", t->tid, lun.lun,
+		 lun.type == IET_LUN_NULLIO ? "nullio" : lun.path);
+	return 0;
+}
+
+static int lun_delete(struct runtime *rt, struct target_conf *t,
+		      const struct ctl_req *req, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!target_lun(t, req->lun)) {
+		snprintf(err, errlen, "target %u has no LUN %u", t->tid,
+			 req->lun);
+		return -ENOENT;
+	}
+	/* An explicit request: allowed while sessions use it (as IET). */
+	ret = kernel_lun_del(t->tid, req->lun);
+	if (ret && ret != -ENOENT)
+		return kernel_failed(ret, err, errlen,
+				     "removing LUN %u of target %u", req->lun,
+				     t->tid);
+	target_del_lun(t, req->lun);
+	runtime_persist(rt);
+	log_info("ietadm: tid %u LUN %u removed", t->tid, req->lun);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- accounts */
+
+struct user_args {
+	char kind[16];			/* IncomingUser or OutgoingUser */
+	char user[CHAP_NAME_MAX + 1];
+	char secret[CHAP_SECRET_MAX + 1];
+	bool has_user, has_secret;
+	char *err;
+	size_t errlen;
+};
+
+static int user_arg(void *arg, const char *key, const char *value)
+{
+	struct user_args *u = arg;
+
+	if (!strcasecmp(key, "IncomingUser") ||
+	    !strcasecmp(key, "OutgoingUser")) {
+		if (u->has_user) {
+			snprintf(u->err, u->errlen,
+				 "--params: one IncomingUser= or OutgoingUser= at a time");
+			return -EINVAL;
+		}
+		snprintf(u->kind, sizeof(u->kind), "%s",
+			 tolower((unsigned char)key[0]) == 'i' ?
+			 "IncomingUser" : "OutgoingUser");
+		if (strlen(value) > CHAP_NAME_MAX) {
+			snprintf(u->err, u->errlen, "%s: name too long", u->kind);
+			return -EINVAL;
+		}
+		strcpy(u->user, value);
+		u->has_user = true;
+		return 0;
+	}
+	if (!strcasecmp(key, "Password")) {
+		if (strlen(value) > CHAP_SECRET_MAX) {
+			snprintf(u->err, u->errlen, "Password: longer than %d characters",
+				 CHAP_SECRET_MAX);
+			return -EINVAL;
+		}
+		strcpy(u->secret, value);
+		u->has_secret = true;
+		return 0;
+	}
+	snprintf(u->err, u->errlen,
+		 "--params: %.64s is not IncomingUser, OutgoingUser or Password",
+		 key);
+	return -EINVAL;
+}
+
+static int user_params(const struct ctl_req *req, struct user_args *u,
+		       char *err, size_t errlen)
+{
+	memset(u, 0, sizeof(*u));
+	u->err = err;
+	u->errlen = errlen;
+	if (!(req->fields & CTL_F_PARAMS) ||
+	    params_each(req->params, user_arg, u, err, errlen) ||
+	    !u->has_user) {
+		if (!(req->fields & CTL_F_PARAMS) || !u->has_user)
+			snprintf(err, errlen,
+				 "--user needs --params IncomingUser=NAME[,Password=SECRET] or OutgoingUser=NAME[,Password=SECRET]");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int user_new(struct runtime *rt, struct auth *a, const char *scope,
+		    const struct ctl_req *req, char *err, size_t errlen)
+{
+	struct user_args u;
+	struct account acc;
+	char what[384];
+	size_t i;
+	int ret;
+
+	ret = user_params(req, &u, err, errlen);
+	if (ret)
+		goto out;
+	if (account_check(u.user, u.secret, rt->cfg.allow_short_secrets, what,
+			  sizeof(what))) {
+		snprintf(err, errlen, "%s: %s", u.kind,
+			 u.has_secret ? what : "Password= is required");
+		ret = -EINVAL;
+		goto out;
+	}
+	memset(&acc, 0, sizeof(acc));
+	strcpy(acc.user, u.user);
+	strcpy(acc.secret, u.secret);
+	if (!strcmp(u.kind, "IncomingUser")) {
+		if (auth_incoming(a, u.user)) {
+			snprintf(err, errlen, "%s has an IncomingUser %s already (delete it first)",
+				 scope, u.user);
+			ret = -EEXIST;
+		} else if (a->has_outgoing &&
+			   !strcmp(a->outgoing.secret, u.secret)) {
+			snprintf(err, errlen,
+				 "IncomingUser %s: its secret is OutgoingUser %s's: mutual CHAP needs two different secrets",
+				 u.user, a->outgoing.user);
+			ret = -EINVAL;
+		} else if (auth_add_incoming(a, &acc)) {
+			snprintf(err, errlen, "out of memory");
+			ret = -ENOMEM;
+		}
+	} else {
+		for (i = 0; i < a->nr_incoming && !ret; i++) {
+			if (!strcmp(a->incoming[i].secret, u.secret)) {
+				snprintf(err, errlen,
+					 "OutgoingUser %s: its secret is IncomingUser %s's: mutual CHAP needs two different secrets",
+					 u.user, a->incoming[i].user);
+				ret = -EINVAL;
+			}
+		}
+		if (!ret) {
+			a->outgoing = acc;
+			a->has_outgoing = true;
+		}
+	}
+	wipe(&acc, sizeof(acc));
+	if (!ret) {
+		runtime_persist(rt);
+		log_info("ietadm: %s %s added to %s", u.kind, u.user, scope);
+	}
+out:
+	wipe(&u, sizeof(u));
+	return ret;
+}
+
+static int user_delete(struct runtime *rt, struct auth *a, const char *scope,
+		       const struct ctl_req *req, char *err, size_t errlen)
+{
+	struct user_args u;
+	int ret;
+
+	ret = user_params(req, &u, err, errlen);
+	if (ret)
+		goto out;
+	if (!strcmp(u.kind, "IncomingUser")) {
+		if (!auth_incoming(a, u.user)) {
+			snprintf(err, errlen, "%s has no IncomingUser %s", scope,
+				 u.user);
+			ret = -ENOENT;
+			goto out;
+		}
+		auth_del_incoming(a, u.user);
+	} else {
+		if (!a->has_outgoing ||
+		    (u.user[0] && strcmp(a->outgoing.user, u.user))) {
+			snprintf(err, errlen, "%s has no OutgoingUser %s", scope,
+				 u.user);
+			ret = -ENOENT;
+			goto out;
+		}
+		wipe(&a->outgoing, sizeof(a->outgoing));
+		a->has_outgoing = false;
+	}
+	runtime_persist(rt);
+	log_info("ietadm: %s %s removed from %s", u.kind, u.user, scope);
+out:
+	wipe(&u, sizeof(u));
+	return ret;
+}
+
+/* The accounts a request is about: a target's, or discovery's. */
+static struct auth *req_auth(struct runtime *rt, const struct ctl_req *req,
+			     char *scope, size_t len, char *err,
+			     size_t errlen)
+{
+	struct target_conf *t;
+
+	if (!(req->fields & (CTL_F_TID | CTL_F_TARGET)) ||
+	    ((req->fields & CTL_F_TID) && !req->tid &&
+	     !(req->fields & CTL_F_TARGET))) {
+		snprintf(scope, len, "discovery");
+		return &rt->cfg.auth;
+	}
+	t = req_target(rt, req, err, errlen);
+	if (!t)
+		return NULL;
+	snprintf(scope, len, "target %u", t->tid);
+	return &t->auth;
+}
+
+/* ---------------------------------------------------------------- sessions */
+
+static int conn_delete(const struct target_conf *t, const struct ctl_req *req,
+		       char *err, size_t errlen)
+{
+	int ret;
+
+	if (req->fields & CTL_F_CID) {
+		ret = kernel_conn_del(t->tid, req->sid, req->cid);
+		if (ret == -ENOENT) {
+			snprintf(err, errlen,
+				 "no connection %u in session %llu of target %u",
+				 req->cid, (unsigned long long)req->sid, t->tid);
+			return ret;
+		}
+		if (ret)
+			return kernel_failed(ret, err, errlen,
+					     "closing connection %u of session %llu",
+					     req->cid,
+					     (unsigned long long)req->sid);
+		log_info("ietadm: tid %u sid %llu cid %u closed", t->tid,
+			 (unsigned long long)req->sid, req->cid);
+		return 0;
+	}
+	ret = kernel_session_del(t->tid, req->sid);
+	if (ret == -ENOENT) {
+		snprintf(err, errlen, "no session %llu in target %u",
+			 (unsigned long long)req->sid, t->tid);
+		return ret;
+	}
+	if (ret)
+		return kernel_failed(ret, err, errlen, "closing session %llu",
+				     (unsigned long long)req->sid);
+	log_info("ietadm: tid %u sid %llu closed", t->tid,
+		 (unsigned long long)req->sid);
+	return 0;
+}
+
+/* --op delete alone: close every session, delete every target. */
+static int stop_all(struct runtime *rt, char *err, size_t errlen)
+{
+	struct kstate st;
+	size_t i, j;
+	int ret, first = 0;
+
+	ret = dump_kernel(&st, err, errlen);
+	if (ret)
+		return ret;
+	for (i = 0; i < st.nr_targets; i++) {
+		const struct ktarget *kt = &st.targets[i];
+
+		for (j = 0; j < kt->nr_sessions; j++) {
+			ret = kernel_session_del(kt->tid, kt->sessions[j].sid);
+			if (ret && ret != -ENOENT && !first)
+				first = kernel_failed(ret, err, errlen,
+						      "closing session %llu of target %u",
+						      (unsigned long long)kt->sessions[j].sid,
+						      kt->tid);
+		}
+		ret = kernel_target_del(kt->tid);
+		if (ret && ret != -ENOENT) {
+			if (!first)
+				first = kernel_failed(ret, err, errlen,
+						      "deleting target %u",
+						      kt->tid);
+			continue;
+		}
+		config_del_target(&rt->cfg, kt->tid);
+	}
+	kstate_free(&st);
+	/* Targets the kernel did not have are gone from the model too. */
+	if (!first) {
+		while (rt->cfg.nr_targets)
+			config_del_target(&rt->cfg, rt->cfg.targets[0].tid);
+	}
+	runtime_persist(rt);
+	log_info("ietadm: every session closed and every target deleted");
+	return first;
+}
+
+/* ---------------------------------------------------------------- ops */
+
+int op_new(struct runtime *rt, const struct ctl_req *req, struct textbuf *out,
+	   char *err, size_t errlen)
+{
+	struct target_conf *t;
+	struct auth *a;
+	char scope[32];
+
+	if (req->fields & CTL_F_USER) {
+		a = req_auth(rt, req, scope, sizeof(scope), err, errlen);
+		return a ? user_new(rt, a, scope, req, err, errlen) : -ENOENT;
+	}
+	if (req->fields & CTL_F_LUN) {
+		t = req_target(rt, req, err, errlen);
+		return t ? lun_new(rt, t, req, err, errlen) : -ENOENT;
+	}
+	return target_new(rt, req, out, err, errlen);
+}
+
+int op_delete(struct runtime *rt, const struct ctl_req *req,
+	      struct textbuf *out, char *err, size_t errlen)
+{
+	struct target_conf *t;
+	struct auth *a;
+	char scope[32];
+
+	(void)out;
+	if (req->fields & CTL_F_USER) {
+		a = req_auth(rt, req, scope, sizeof(scope), err, errlen);
+		return a ? user_delete(rt, a, scope, req, err, errlen) : -ENOENT;
+	}
+	if (!(req->fields & (CTL_F_TID | CTL_F_TARGET | CTL_F_SID |
+			     CTL_F_CID | CTL_F_LUN)))
+		return stop_all(rt, err, errlen);
+	t = req_target(rt, req, err, errlen);
+	if (!t)
+		return -ENOENT;
+	if (req->fields & CTL_F_LUN)
+		return lun_delete(rt, t, req, err, errlen);
+	if (req->fields & CTL_F_SID)
+		return conn_delete(t, req, err, errlen);
+	if (req->fields & CTL_F_CID) {
+		snprintf(err, errlen, "--cid needs --sid");
+		return -EINVAL;
+	}
+	return target_delete(rt, t, err, errlen);
+}
+
+int op_update(struct runtime *rt, const struct ctl_req *req,
+	      struct textbuf *out, char *err, size_t errlen)
+{
+	struct target_conf *t;
+
+	(void)out;
+	if (!(req->fields & (CTL_F_PARAMS | CTL_F_REDIRECT))) {
+		snprintf(err, errlen, "--op update needs --params K=V,... or --redirect=ADDR[:PORT]");
+		return -EINVAL;
+	}
+	if (req->fields & (CTL_F_USER | CTL_F_LUN | CTL_F_SID)) {
+		snprintf(err, errlen,
+			 "--op update changes a target (--tid and --params or --redirect); accounts and LUNs are deleted and added again");
+		return -EINVAL;
+	}
+	t = req_target(rt, req, err, errlen);
+	return t ? target_update(rt, t, req, err, errlen) : -ENOENT;
+}

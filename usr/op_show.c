@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ietadm --op show: IET's Key=Value lines for a target, a session (sid 0:
+ * the target's session defaults) and accounts; beyond IET a LUN, the whole
+ * tree with counters, and every form as JSON (--json).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl_ops.h"
+#include "json.h"
+#include "params.h"
+
+static const char *const tparam_names[IET_TP_COUNT] = {
+	[IET_TP_WTHREADS] = "Wthreads",
+	[IET_TP_QUEUED_CMDS] = "QueuedCommands",
+	[IET_TP_NOP_INTERVAL] = "NOPInterval",
+	[IET_TP_NOP_TIMEOUT] = "NOPTimeout",
+};
+
+static const char *type_name(uint32_t t)
+{
+	return t == IET_LUN_NULLIO ? "nullio" : "fileio";
+}
+
+static const char *iomode_name(uint32_t m)
+{
+	return m == IET_IOMODE_WB ? "wb" : m == IET_IOMODE_RO ? "ro" : "wt";
+}
+
+static const char *origin_name(enum target_origin o)
+{
+	return o == ORIGIN_ADMIN ? "ietadm" : o == ORIGIN_KERNEL ? "kernel" :
+	       "file";
+}
+
+/* "192.0.2.1" or "[2001:db8::1]", and the port. */
+static unsigned int addr_text(const struct sockaddr_storage *ss, char *buf,
+			      size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		snprintf(buf, len, "%s", a);
+		return ntohs(s4->sin_port);
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		snprintf(buf, len, "[%s]", a);
+		return ntohs(s6->sin6_port);
+	}
+	snprintf(buf, len, "?");
+	return 0;
+}
+
+/* ---------------------------------------------------------------- text */
+
+static void keys_text(struct textbuf *out, const uint32_t *keys, bool is_mask)
+{
+	char val[32];
+	unsigned int i;
+
+	for (i = 1; i <= IET_KEY_MAX; i++) {
+		iet_key_format(i, keys[i], is_mask, val, sizeof(val));
+		out_line(out, "%s=%s", iet_key_name(i), val);
+	}
+}
+
+static void stats_text(struct textbuf *out, const struct kstats *s)
+{
+	out_line(out, "Commands=%llu", (unsigned long long)s->cmds);
+	out_line(out, "ReadBytes=%llu", (unsigned long long)s->read_bytes);
+	out_line(out, "WrittenBytes=%llu", (unsigned long long)s->write_bytes);
+	out_line(out, "Errors=%llu", (unsigned long long)s->errors);
+}
+
+static void target_text(struct textbuf *out, const struct target_conf *t,
+			const struct ktarget *kt)
+{
+	unsigned int i;
+
+	for (i = 1; i <= IET_TP_MAX; i++)
+		out_line(out, "%s=%u", tparam_names[i], kt->tparams[i]);
+	out_line(out, "MaxSessions=%u", t->max_sessions);
+	if (t->alias[0])
+		out_line(out, "Alias=%s", t->alias);
+	if (t->redirect[0])
+		out_line(out, "Redirect=%s", t->redirect);
+}
+
+static void lun_text(struct textbuf *out, const struct klun *kl)
+{
+	const struct lun_conf *l = &kl->conf;
+
+	out_line(out, "Lun=%u", l->lun);
+	if (l->type != IET_LUN_NULLIO)
+		out_line(out, "Path=%s", l->path);
+	out_line(out, "Type=%s", type_name(l->type));
+	out_line(out, "IOMode=%s", iomode_name(l->iomode));
+	out_line(out, "ScsiId=%s", l->scsi_id);
+	out_line(out, "ScsiSN=%s", l->scsi_sn);
+	out_line(out, "BlockSize=%u", l->block_size);
+	out_line(out, "Blocks=%llu", (unsigned long long)l->blocks);
+	stats_text(out, &kl->stats);
+}
+
+static void stats_inline(char *buf, size_t len, const struct kstats *s)
+{
+	snprintf(buf, len, "commands:%llu read:%llu written:%llu errors:%llu",
+		 (unsigned long long)s->cmds,
+		 (unsigned long long)s->read_bytes,
+		 (unsigned long long)s->write_bytes,
+		 (unsigned long long)s->errors);
+}
+
+/* The whole tree, /proc/net/iet-like, with the counters. */
+static void all_text(struct textbuf *out, const struct kstate *st)
+{
+	char stats[160], ip[INET6_ADDRSTRLEN + 4];
+	size_t i, j, c;
+
+	for (i = 0; i < st->nr_targets; i++) {
+		const struct ktarget *kt = &st->targets[i];
+
+		out_line(out, "tid:%u name:%s", kt->tid, kt->name);
+		for (j = 0; j < kt->nr_luns; j++) {
+			const struct klun *kl = &kt->luns[j];
+
+			stats_inline(stats, sizeof(stats), &kl->stats);
+			out_line(out, "\tlun:%u iotype:%s iomode:%s %s%s%s",
+				 kl->conf.lun, type_name(kl->conf.type),
+				 iomode_name(kl->conf.iomode), stats,
+				 kl->conf.path[0] ? " path:" : "",
+				 kl->conf.path);
+		}
+		for (j = 0; j < kt->nr_sessions; j++) {
+			const struct ksession *ks = &kt->sessions[j];
+
+			stats_inline(stats, sizeof(stats), &ks->stats);
+			out_line(out, "\tsid:%llu initiator:%s %s",
+				 (unsigned long long)ks->sid, ks->initiator,
+				 stats);
+			for (c = 0; c < ks->nr_conns; c++) {
+				const struct kconn *kc = &ks->conns[c];
+
+				addr_text(&kc->peer, ip, sizeof(ip));
+				out_line(out, "\t\tcid:%u ip:%s state:%s",
+					 kc->cid, ip,
+					 kc->state == IET_CONN_CLOSING ?
+					 "closing" : "active");
+			}
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void keys_json(struct jw *j, const char *name, const uint32_t *keys,
+		      bool is_mask)
+{
+	char val[32];
+	unsigned int i;
+
+	jw_obj(j, name);
+	for (i = 1; i <= IET_KEY_MAX; i++) {
+		switch (i) {
+		case IET_KEY_INITIAL_R2T:
+		case IET_KEY_IMMEDIATE_DATA:
+		case IET_KEY_DATA_PDU_INORDER:
+		case IET_KEY_DATA_SEQUENCE_INORDER:
+		case IET_KEY_HEADER_DIGEST:
+		case IET_KEY_DATA_DIGEST:
+			iet_key_format(i, keys[i], is_mask, val, sizeof(val));
+			jw_str(j, iet_key_name(i), val);
+			break;
+		default:
+			jw_u64(j, iet_key_name(i), keys[i]);
+		}
+	}
+	jw_end(j, '}');
+}
+
+static void stats_json(struct jw *j, const struct kstats *s)
+{
+	jw_obj(j, "stats");
+	jw_u64(j, "commands", s->cmds);
+	jw_u64(j, "read_bytes", s->read_bytes);
+	jw_u64(j, "write_bytes", s->write_bytes);
+	jw_u64(j, "errors", s->errors);
+	jw_end(j, '}');
+}
+
+static void lun_json(struct jw *j, const struct klun *kl)
+{
+	const struct lun_conf *l = &kl->conf;
+
+	jw_obj(j, NULL);
+	jw_u64(j, "lun", l->lun);
+	jw_str(j, "type", type_name(l->type));
+	if (l->type != IET_LUN_NULLIO)
+		jw_str(j, "path", l->path);
+	jw_str(j, "iomode", iomode_name(l->iomode));
+	jw_str(j, "scsi_id", l->scsi_id);
+	jw_str(j, "scsi_sn", l->scsi_sn);
+	jw_u64(j, "block_size", l->block_size);
+	jw_u64(j, "blocks", l->blocks);
+	stats_json(j, &kl->stats);
+	jw_end(j, '}');
+}
+
+static void session_json(struct jw *j, const struct ksession *ks)
+{
+	char ip[INET6_ADDRSTRLEN + 4];
+	size_t c;
+
+	jw_obj(j, NULL);
+	jw_u64(j, "sid", ks->sid);
+	jw_str(j, "initiator", ks->initiator);
+	keys_json(j, "params", ks->keys, false);
+	stats_json(j, &ks->stats);
+	jw_arr(j, "connections");
+	for (c = 0; c < ks->nr_conns; c++) {
+		const struct kconn *kc = &ks->conns[c];
+		unsigned int port;
+
+		jw_obj(j, NULL);
+		jw_u64(j, "cid", kc->cid);
+		port = addr_text(&kc->peer, ip, sizeof(ip));
+		jw_str(j, "ip", ip);
+		jw_u64(j, "port", port);
+		port = addr_text(&kc->local, ip, sizeof(ip));
+		jw_str(j, "local_ip", ip);
+		jw_u64(j, "local_port", port);
+		jw_str(j, "state", kc->state == IET_CONN_CLOSING ? "closing" :
+		       "active");
+		jw_str(j, "header_digest",
+		       kc->keys[IET_KEY_HEADER_DIGEST] == IET_DIGEST_CRC32C ?
+		       "CRC32C" : "None");
+		jw_str(j, "data_digest",
+		       kc->keys[IET_KEY_DATA_DIGEST] == IET_DIGEST_CRC32C ?
+		       "CRC32C" : "None");
+		jw_end(j, '}');
+	}
+	jw_end(j, ']');
+	jw_end(j, '}');
+}
+
+static void users_json(struct jw *j, const struct auth *a)
+{
+	size_t i;
+
+	jw_arr(j, "incoming_users");
+	for (i = 0; i < a->nr_incoming; i++)
+		jw_str(j, NULL, a->incoming[i].user);
+	jw_end(j, ']');
+	if (a->has_outgoing)
+		jw_str(j, "outgoing_user", a->outgoing.user);
+}
+
+static void target_json(struct jw *j, const struct target_conf *t,
+			const struct ktarget *kt)
+{
+	unsigned int i;
+	size_t k;
+
+	jw_obj(j, NULL);
+	jw_u64(j, "tid", kt->tid);
+	jw_str(j, "name", kt->name);
+	if (t) {
+		jw_str(j, "origin", origin_name(t->origin));
+		if (t->alias[0])
+			jw_str(j, "alias", t->alias);
+		jw_u64(j, "max_sessions", t->max_sessions);
+		if (t->redirect[0])
+			jw_str(j, "redirect", t->redirect);
+		users_json(j, &t->auth);
+	}
+	jw_obj(j, "params");
+	for (i = 1; i <= IET_TP_MAX; i++)
+		jw_u64(j, tparam_names[i], kt->tparams[i]);
+	jw_end(j, '}');
+	keys_json(j, "session_defaults", kt->keys, true);
+	jw_arr(j, "luns");
+	for (k = 0; k < kt->nr_luns; k++)
+		lun_json(j, &kt->luns[k]);
+	jw_end(j, ']');
+	jw_arr(j, "sessions");
+	for (k = 0; k < kt->nr_sessions; k++)
+		session_json(j, &kt->sessions[k]);
+	jw_end(j, ']');
+	jw_end(j, '}');
+}
+
+/* ---------------------------------------------------------------- the op */
+
+static int show_users(struct runtime *rt, const struct ctl_req *req,
+		      struct textbuf *out, char *err, size_t errlen)
+{
+	const struct auth *a = &rt->cfg.auth;
+	struct jw j;
+	size_t i;
+
+	if ((req->fields & CTL_F_TARGET) ||
+	    ((req->fields & CTL_F_TID) && req->tid)) {
+		struct target_conf *t = req_target(rt, req, err, errlen);
+
+		if (!t)
+			return -ENOENT;
+		a = &t->auth;
+	}
+	if (req->fields & CTL_F_JSON) {
+		jw_init(&j, out);
+		jw_obj(&j, NULL);
+		users_json(&j, a);
+		jw_end(&j, '}');
+		return 0;
+	}
+	/* Names only: secrets are shown by --op save alone. */
+	for (i = 0; i < a->nr_incoming; i++)
+		out_line(out, "IncomingUser=%s", a->incoming[i].user);
+	if (a->has_outgoing)
+		out_line(out, "OutgoingUser=%s", a->outgoing.user);
+	return 0;
+}
+
+int op_show(struct runtime *rt, const struct ctl_req *req,
+	    struct textbuf *out, char *err, size_t errlen)
+{
+	bool json = req->fields & CTL_F_JSON;
+	const struct ktarget *kt;
+	struct target_conf *t;
+	struct kstate st;
+	struct jw j;
+	size_t i;
+	int ret;
+
+	if (req->fields & CTL_F_USER)
+		return show_users(rt, req, out, err, errlen);
+	jw_init(&j, out);
+	if (!(req->fields & (CTL_F_TID | CTL_F_TARGET))) {
+		if (req->fields & (CTL_F_SID | CTL_F_CID | CTL_F_LUN)) {
+			snprintf(err, errlen, "--op show needs --tid with --sid or --lun");
+			return -EINVAL;
+		}
+		ret = dump_kernel(&st, err, errlen);
+		if (ret)
+			return ret;
+		if (json) {
+			jw_obj(&j, NULL);
+			jw_arr(&j, "targets");
+			for (i = 0; i < st.nr_targets; i++)
+				target_json(&j, config_target_by_tid(&rt->cfg,
+					    st.targets[i].tid), &st.targets[i]);
+			jw_end(&j, ']');
+			jw_end(&j, '}');
+		} else {
+			all_text(out, &st);
+		}
+		kstate_free(&st);
+		return 0;
+	}
+	t = req_target(rt, req, err, errlen);
+	if (!t)
+		return -ENOENT;
+	ret = dump_kernel(&st, err, errlen);
+	if (ret)
+		return ret;
+	kt = kstate_target(&st, t->tid);
+	if (!kt) {
+		snprintf(err, errlen, "no target with tid %u", t->tid);
+		ret = -ENOENT;
+		goto out;
+	}
+	if (req->fields & CTL_F_LUN) {
+		const struct klun *kl = NULL;
+
+		for (i = 0; i < kt->nr_luns; i++)
+			if (kt->luns[i].conf.lun == req->lun)
+				kl = &kt->luns[i];
+		if (!kl) {
+			snprintf(err, errlen, "target %u has no LUN %u", kt->tid,
+				 req->lun);
+			ret = -ENOENT;
+		} else if (json) {
+			lun_json(&j, kl);
+		} else {
+			lun_text(out, kl);
+		}
+		goto out;
+	}
+	if (req->fields & CTL_F_SID) {
+		const struct ksession *ks = NULL;
+
+		if (req->sid == 0) {
+			/* IET: sid 0 shows the target's session defaults. */
+			if (json)
+				keys_json(&j, NULL, kt->keys, true);
+			else
+				keys_text(out, kt->keys, true);
+			goto out;
+		}
+		for (i = 0; i < kt->nr_sessions; i++)
+			if (kt->sessions[i].sid == req->sid)
+				ks = &kt->sessions[i];
+		if (!ks) {
+			snprintf(err, errlen, "no session %llu in target %u",
+				 (unsigned long long)req->sid, kt->tid);
+			ret = -ENOENT;
+		} else if (json) {
+			session_json(&j, ks);
+		} else {
+			keys_text(out, ks->keys, false);
+			stats_text(out, &ks->stats);
+		}
+		goto out;
+	}
+	if (json)
+		target_json(&j, t, kt);
+	else
+		target_text(out, t, kt);
+out:
+	kstate_free(&st);
+	return ret;
+}

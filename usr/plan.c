@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Plans that bring the kernel and the model to a configuration. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "confwrite.h"
+#include "params.h"
+#include "plan.h"
+
+static const char *const tparam_names[IET_TP_COUNT] = {
+	[IET_TP_WTHREADS] = "Wthreads",
+	[IET_TP_QUEUED_CMDS] = "QueuedCommands",
+	[IET_TP_NOP_INTERVAL] = "NOPInterval",
+	[IET_TP_NOP_TIMEOUT] = "NOPTimeout",
+};
+
+/* Steps are collected by kind, then concatenated in this order. */
+struct builder {
+	struct plan *p;
+	struct plan_step *bucket[STEP_TARGET_DEL + 1];
+	size_t nr[STEP_TARGET_DEL + 1];
+	bool oom;
+};
+
+static struct plan_step *add_step(struct builder *b, enum step_op op,
+				  uint32_t tid, const char *name)
+{
+	struct plan_step *ns;
+
+	ns = realloc(b->bucket[op], (b->nr[op] + 1) * sizeof(*ns));
+	if (!ns) {
+		b->oom = true;
+		return NULL;
+	}
+	b->bucket[op] = ns;
+	ns = &ns[b->nr[op]++];
+	memset(ns, 0, sizeof(*ns));
+	ns->op = op;
+	ns->tid = tid;
+	snprintf(ns->name, sizeof(ns->name), "%s", name);
+	return ns;
+}
+
+__attribute__((format(printf, 4, 5)))
+static void add_text(struct builder *b, char ***list, size_t *nr,
+		     const char *fmt, ...)
+{
+	char buf[768], **nl, *copy;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	copy = strdup(buf);
+	nl = copy ? realloc(*list, (*nr + 1) * sizeof(*nl)) : NULL;
+	if (!nl) {
+		free(copy);
+		b->oom = true;
+		return;
+	}
+	*list = nl;
+	nl[(*nr)++] = copy;
+}
+
+#define note(b, ...) add_text(b, &(b)->p->notes, &(b)->p->nr_notes, __VA_ARGS__)
+#define refuse(b, ...) \
+	add_text(b, &(b)->p->refused, &(b)->p->nr_refused, __VA_ARGS__)
+
+/* Do the kernel's LUN and the wanted one describe the same thing? */
+static bool same_lun(const struct lun_conf *k, const struct lun_conf *w)
+{
+	if (k->type != w->type || k->iomode != w->iomode ||
+	    strcmp(k->path, w->path) || strcmp(k->scsi_id, w->scsi_id) ||
+	    strcmp(k->scsi_sn, w->scsi_sn))
+		return false;
+	if (w->block_size && k->block_size && k->block_size != w->block_size)
+		return false;
+	return w->type != IET_LUN_NULLIO || !w->blocks ||
+	       k->blocks == w->blocks;
+}
+
+static const struct klun *klun_find(const struct ktarget *kt, uint32_t lun)
+{
+	size_t i;
+
+	for (i = 0; i < kt->nr_luns; i++)
+		if (kt->luns[i].conf.lun == lun)
+			return &kt->luns[i];
+	return NULL;
+}
+
+static const struct ktarget *ktarget_by_name(const struct kstate *st,
+					     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_targets; i++)
+		if (!strcasecmp(st->targets[i].name, name))
+			return &st->targets[i];
+	return NULL;
+}
+
+static void describe_lun(const struct lun_conf *l, char *buf, size_t len)
+{
+	if (l->type == IET_LUN_NULLIO)
+		snprintf(buf, len, "nullio");
+	else
+		snprintf(buf, len, "%.200s", l->path);
+}
+
+/* Names of the parameters that differ, "Wthreads=4, InitialR2T=No". */
+static void changed_params(const struct ktarget *kt,
+			   const struct target_conf *t, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+	char val[32];
+
+	buf[0] = '\0';
+	for (i = 1; i <= IET_KEY_MAX && n < len; i++) {
+		if (kt->keys[i] == t->keys[i])
+			continue;
+		iet_key_format(i, t->keys[i], true, val, sizeof(val));
+		n += snprintf(buf + n, len - n, "%s%s=%s", n ? ", " : "",
+			      iet_key_name(i), val);
+	}
+	for (i = 1; i <= IET_TP_MAX && n < len; i++)
+		if (kt->tparams[i] != t->tparams[i])
+			n += snprintf(buf + n, len - n, "%s%s=%u", n ? ", " : "",
+				      tparam_names[i], t->tparams[i]);
+}
+
+static bool same_accounts(const struct auth *a, const struct auth *b)
+{
+	size_t i;
+
+	if (a->nr_incoming != b->nr_incoming ||
+	    a->has_outgoing != b->has_outgoing || a->chap_algs != b->chap_algs)
+		return false;
+	if (a->has_outgoing &&
+	    (strcmp(a->outgoing.user, b->outgoing.user) ||
+	     strcmp(a->outgoing.secret, b->outgoing.secret)))
+		return false;
+	for (i = 0; i < a->nr_incoming; i++) {
+		const struct account *o = auth_incoming(b, a->incoming[i].user);
+
+		if (!o || strcmp(o->secret, a->incoming[i].secret))
+			return false;
+	}
+	return true;
+}
+
+/* What changes in the model alone: logged, applied to new logins. */
+static void model_changes(struct builder *b, const struct target_conf *old,
+			  const struct target_conf *t)
+{
+	char what[160];
+	size_t n = 0;
+
+	what[0] = '\0';
+	if (!same_accounts(&old->auth, &t->auth))
+		n += snprintf(what + n, sizeof(what) - n, "CHAP accounts");
+	if (strcmp(old->redirect, t->redirect))
+		n += snprintf(what + n, sizeof(what) - n, "%sredirect",
+			      n ? ", " : "");
+	if (old->max_sessions != t->max_sessions)
+		n += snprintf(what + n, sizeof(what) - n, "%sMaxSessions",
+			      n ? ", " : "");
+	if (strcmp(old->alias, t->alias))
+		n += snprintf(what + n, sizeof(what) - n, "%sAlias",
+			      n ? ", " : "");
+	if (n)
+		note(b, "tid %u %s: %s changed (new logins)", t->tid, t->name,
+		     what);
+}
+
+/* The kernel's LUNs of kt, in the model of t, replacing t's. */
+static int take_kernel_luns(struct target_conf *t, const struct ktarget *kt)
+{
+	size_t i;
+
+	free(t->luns);
+	t->luns = NULL;
+	t->nr_luns = 0;
+	for (i = 0; i < kt->nr_luns; i++)
+		if (target_add_lun(t, &kt->luns[i].conf))
+			return -ENOMEM;
+	return 0;
+}
+
+/* A running target the new configuration defines: make it so. */
+static int reconcile_target(struct builder *b, const struct ktarget *kt,
+			    const struct target_conf *old,
+			    const struct target_conf *want)
+{
+	struct target_conf *rt;
+	struct plan_step *s;
+	char desc[256];
+	size_t i;
+
+	rt = config_add_target(&b->p->result, want);
+	if (!rt)
+		return -ENOMEM;
+	rt->tid = kt->tid;
+	rt->origin = ORIGIN_FILE;
+	if (memcmp(kt->tparams, want->tparams, sizeof(kt->tparams)) ||
+	    memcmp(kt->keys, want->keys, sizeof(kt->keys))) {
+		s = add_step(b, STEP_TARGET_SET, kt->tid, kt->name);
+		if (!s)
+			return -ENOMEM;
+		memcpy(s->tparams, want->tparams, sizeof(s->tparams));
+		memcpy(s->keys, want->keys, sizeof(s->keys));
+		memcpy(s->old_tparams, kt->tparams, sizeof(s->old_tparams));
+		memcpy(s->old_keys, kt->keys, sizeof(s->old_keys));
+		changed_params(kt, want, s->what, sizeof(s->what));
+	}
+	for (i = 0; i < rt->nr_luns; i++) {
+		struct lun_conf *w = &rt->luns[i];
+		const struct klun *kl;
+
+		lun_conf_derive_ids(w, rt->name);
+		kl = klun_find(kt, w->lun);
+		if (kl && same_lun(&kl->conf, w))
+			continue;
+		if (kl && kt->nr_sessions) {
+			describe_lun(&kl->conf, desc, sizeof(desc));
+			refuse(b, "tid %u %s LUN %u: changed in the configuration, kept as it runs (%s): the target has %zu session%s",
+			       kt->tid, kt->name, w->lun, desc, kt->nr_sessions,
+			       kt->nr_sessions == 1 ? "" : "s");
+			*w = kl->conf;
+			continue;
+		}
+		if (kl) {
+			s = add_step(b, STEP_LUN_DEL, kt->tid, kt->name);
+			if (!s)
+				return -ENOMEM;
+			s->lun = kl->conf;
+		}
+		s = add_step(b, STEP_LUN_NEW, kt->tid, kt->name);
+		if (!s)
+			return -ENOMEM;
+		s->lun = *w;
+	}
+	for (i = 0; i < kt->nr_luns; i++) {
+		const struct lun_conf *kl = &kt->luns[i].conf;
+
+		if (target_lun(rt, kl->lun))
+			continue;
+		if (kt->nr_sessions) {
+			describe_lun(kl, desc, sizeof(desc));
+			refuse(b, "tid %u %s LUN %u (%s): not in the configuration, kept: the target has %zu session%s",
+			       kt->tid, kt->name, kl->lun, desc,
+			       kt->nr_sessions, kt->nr_sessions == 1 ? "" : "s");
+			if (target_add_lun(rt, kl))
+				return -ENOMEM;
+			continue;
+		}
+		s = add_step(b, STEP_LUN_DEL, kt->tid, kt->name);
+		if (!s)
+			return -ENOMEM;
+		s->lun = *kl;
+	}
+	if (old)
+		model_changes(b, old, rt);
+	return 0;
+}
+
+/* A running target the new configuration does not define. */
+static int other_target(struct builder *b, const struct ktarget *kt,
+			const struct target_conf *old)
+{
+	struct target_conf *rt, fresh;
+	struct plan_step *s;
+	size_t i;
+
+	if (old && old->origin == ORIGIN_FILE && !kt->nr_sessions) {
+		s = add_step(b, STEP_TARGET_DEL, kt->tid, kt->name);
+		if (!s)
+			return -ENOMEM;
+		memcpy(s->old_tparams, kt->tparams, sizeof(s->old_tparams));
+		memcpy(s->old_keys, kt->keys, sizeof(s->old_keys));
+		if (kt->nr_luns) {
+			s->old_luns = calloc(kt->nr_luns, sizeof(*s->old_luns));
+			if (!s->old_luns)
+				return -ENOMEM;
+			for (i = 0; i < kt->nr_luns; i++)
+				s->old_luns[i] = kt->luns[i].conf;
+			s->nr_old_luns = kt->nr_luns;
+		}
+		return 0;
+	}
+	if (old) {
+		rt = config_add_target(&b->p->result, old);
+	} else {
+		target_conf_defaults(&fresh);
+		snprintf(fresh.name, sizeof(fresh.name), "%s", kt->name);
+		fresh.origin = ORIGIN_KERNEL;
+		rt = config_add_target(&b->p->result, &fresh);
+	}
+	if (!rt)
+		return -ENOMEM;
+	/* The kernel is the truth for what it runs. */
+	rt->tid = kt->tid;
+	memcpy(rt->tparams, kt->tparams, sizeof(rt->tparams));
+	memcpy(rt->keys, kt->keys, sizeof(rt->keys));
+	if (take_kernel_luns(rt, kt))
+		return -ENOMEM;
+	if (old && old->origin == ORIGIN_FILE)
+		refuse(b, "tid %u %s: removed from the configuration, kept: it has %zu session%s (close them, then reload)",
+		       kt->tid, kt->name, kt->nr_sessions,
+		       kt->nr_sessions == 1 ? "" : "s");
+	else if (!old)
+		note(b, "tid %u %s: in the kernel but not in the configuration: served as it runs",
+		     kt->tid, kt->name);
+	return 0;
+}
+
+static bool tid_taken(const struct kstate *st, const struct config *result,
+		      uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr_targets; i++)
+		if (st->targets[i].tid == tid)
+			return true;
+	return config_target_by_tid(result, tid) != NULL;
+}
+
+static uint32_t max_tid(const struct kstate *st, const struct config *result)
+{
+	uint32_t max = 0;
+	size_t i;
+
+	for (i = 0; i < st->nr_targets; i++)
+		if (st->targets[i].tid > max)
+			max = st->targets[i].tid;
+	for (i = 0; i < result->nr_targets; i++)
+		if (result->targets[i].tid > max)
+			max = result->targets[i].tid;
+	return max;
+}
+
+static int new_target(struct builder *b, const struct kstate *st,
+		      const struct target_conf *want)
+{
+	struct target_conf *rt;
+	struct plan_step *s;
+	uint32_t tid = want->tid;
+	size_t i;
+
+	/* Its place in the file, unless a running target holds that tid. */
+	if (!tid || tid_taken(st, &b->p->result, tid))
+		tid = max_tid(st, &b->p->result) + 1;
+	rt = config_add_target(&b->p->result, want);
+	if (!rt)
+		return -ENOMEM;
+	rt->tid = tid;
+	rt->origin = ORIGIN_FILE;
+	s = add_step(b, STEP_TARGET_NEW, tid, want->name);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s->tparams, want->tparams, sizeof(s->tparams));
+	memcpy(s->keys, want->keys, sizeof(s->keys));
+	for (i = 0; i < rt->nr_luns; i++) {
+		lun_conf_derive_ids(&rt->luns[i], rt->name);
+		/* Right after its target: the creations form one bucket. */
+		s = add_step(b, STEP_TARGET_NEW, tid, want->name);
+		if (!s)
+			return -ENOMEM;
+		s->op = STEP_LUN_NEW;
+		s->lun = rt->luns[i];
+	}
+	return 0;
+}
+
+static int merge(struct builder *b)
+{
+	size_t total = 0, k;
+	int op;
+
+	for (op = 0; op <= STEP_TARGET_DEL; op++)
+		total += b->nr[op];
+	b->p->steps = calloc(total ? total : 1, sizeof(*b->p->steps));
+	if (!b->p->steps)
+		return -ENOMEM;
+	for (op = 0; op <= STEP_TARGET_DEL; op++) {
+		for (k = 0; k < b->nr[op]; k++)
+			b->p->steps[b->p->nr++] = b->bucket[op][k];
+		free(b->bucket[op]);
+		b->bucket[op] = NULL;
+		b->nr[op] = 0;
+	}
+	return 0;
+}
+
+int plan_make(const struct kstate *st, const struct config *cur,
+	      const struct config *next, struct plan *p, char *err,
+	      size_t errlen)
+{
+	struct builder b = { .p = p };
+	struct config *res = &p->result;
+	int ret = 0, op;
+	size_t i, k;
+
+	memset(p, 0, sizeof(*p));
+	res->allow_short_secrets = next->allow_short_secrets;
+	memcpy(res->isns_server, next->isns_server, sizeof(res->isns_server));
+	res->isns_access_control = next->isns_access_control;
+	if (auth_copy(&res->auth, &next->auth))
+		goto oom;
+	if (cur && !same_accounts(&cur->auth, &next->auth))
+		note(&b, "discovery: CHAP accounts changed (new logins)");
+
+	for (i = 0; i < st->nr_targets && !ret; i++) {
+		const struct ktarget *kt = &st->targets[i];
+		const struct target_conf *want, *old;
+
+		want = config_target_by_name(next, kt->name);
+		old = cur ? config_target_by_name(cur, kt->name) : NULL;
+		if (want)
+			ret = reconcile_target(&b, kt, old, want);
+		else
+			ret = other_target(&b, kt, old);
+	}
+	for (i = 0; i < next->nr_targets && !ret; i++)
+		if (!ktarget_by_name(st, next->targets[i].name))
+			ret = new_target(&b, st, &next->targets[i]);
+	if (ret || b.oom || merge(&b))
+		goto oom;
+	config_sort_targets(res);
+	return 0;
+oom:
+	for (op = 0; op <= STEP_TARGET_DEL; op++) {
+		for (k = 0; k < b.nr[op]; k++)
+			free(b.bucket[op][k].old_luns);
+		free(b.bucket[op]);
+	}
+	plan_free(p);
+	snprintf(err, errlen, "out of memory");
+	return -ENOMEM;
+}
+
+int apply_target_params(uint32_t tid, const uint32_t *tparams,
+			const uint32_t *keys)
+{
+	int ret = kernel_target_set(tid, NULL, keys);
+
+	return ret ? ret : kernel_target_set(tid, tparams, NULL);
+}
+
+static int do_step(const struct plan_step *s)
+{
+	uint32_t tid = s->tid;
+	int ret;
+
+	switch (s->op) {
+	case STEP_TARGET_NEW:
+		ret = kernel_target_new(&tid, s->name, s->tparams, s->keys);
+		if (!ret && tid != s->tid) {
+			kernel_target_del(tid);
+			ret = -EEXIST;
+		}
+		return ret;
+	case STEP_TARGET_SET:
+		return apply_target_params(s->tid, s->tparams, s->keys);
+	case STEP_LUN_NEW:
+		return kernel_lun_new(s->tid, &s->lun);
+	case STEP_LUN_DEL:
+		return kernel_lun_del(s->tid, s->lun.lun);
+	case STEP_TARGET_DEL:
+		return kernel_target_del(s->tid);
+	}
+	return -EINVAL;
+}
+
+/* Best effort: the kernel accepted all of it a moment ago. */
+static void undo_step(const struct plan_step *s)
+{
+	uint32_t tid = s->tid;
+	size_t i;
+
+	switch (s->op) {
+	case STEP_TARGET_NEW:
+		kernel_target_del(s->tid);
+		break;
+	case STEP_TARGET_SET:
+		apply_target_params(s->tid, s->old_tparams, s->old_keys);
+		break;
+	case STEP_LUN_NEW:
+		kernel_lun_del(s->tid, s->lun.lun);
+		break;
+	case STEP_LUN_DEL:
+		kernel_lun_new(s->tid, &s->lun);
+		break;
+	case STEP_TARGET_DEL:
+		if (kernel_target_new(&tid, s->name, s->old_tparams,
+				      s->old_keys))
+			break;
+		for (i = 0; i < s->nr_old_luns; i++)
+			kernel_lun_new(s->tid, &s->old_luns[i]);
+		break;
+	}
+}
+
+static void step_text(const struct plan_step *s, char *buf, size_t len)
+{
+	char desc[256];
+
+	switch (s->op) {
+	case STEP_TARGET_NEW:
+		snprintf(buf, len, "tid %u %s: create", s->tid, s->name);
+		break;
+	case STEP_TARGET_SET:
+		snprintf(buf, len, "tid %u %s: set %s (new sessions)", s->tid,
+			 s->name, s->what);
+		break;
+	case STEP_LUN_NEW:
+		describe_lun(&s->lun, desc, sizeof(desc));
+		snprintf(buf, len, "tid %u %s LUN %u: add (%s)", s->tid,
+			 s->name, s->lun.lun, desc);
+		break;
+	case STEP_LUN_DEL:
+		describe_lun(&s->lun, desc, sizeof(desc));
+		snprintf(buf, len, "tid %u %s LUN %u: remove (%s)", s->tid,
+			 s->name, s->lun.lun, desc);
+		break;
+	case STEP_TARGET_DEL:
+		snprintf(buf, len, "tid %u %s: delete", s->tid, s->name);
+		break;
+	}
+}
+
+int plan_apply(struct plan *p, char *err, size_t errlen)
+{
+	char what[640];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < p->nr; i++) {
+		ret = do_step(&p->steps[i]);
+		if (ret) {
+			const char *km = kernel_errmsg();
+
+			step_text(&p->steps[i], what, sizeof(what));
+			snprintf(err, errlen, "%s: %s%s%s; nothing changed",
+				 what, strerror(-ret), *km ? ": " : "", km);
+			while (i--) {
+				undo_step(&p->steps[i]);
+				p->steps[i].done = false;
+			}
+			return ret;
+		}
+		p->steps[i].done = true;
+	}
+	return 0;
+}
+
+static void line(struct textbuf *out, const char *prefix, const char *s)
+{
+	textbuf_append(out, prefix, strlen(prefix));
+	textbuf_append(out, s, strlen(s));
+	textbuf_append(out, "\n", 1);
+}
+
+void plan_format(const struct plan *p, struct textbuf *out)
+{
+	char buf[640];
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		step_text(&p->steps[i], buf, sizeof(buf));
+		line(out, "", buf);
+	}
+	for (i = 0; i < p->nr_notes; i++)
+		line(out, "", p->notes[i]);
+	for (i = 0; i < p->nr_refused; i++)
+		line(out, "refused: ", p->refused[i]);
+	if (!p->nr && !p->nr_notes && !p->nr_refused)
+		line(out, "", "nothing to change");
+}
+
+void plan_free(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		free(p->steps[i].old_luns);
+	free(p->steps);
+	for (i = 0; i < p->nr_notes; i++)
+		free(p->notes[i]);
+	free(p->notes);
+	for (i = 0; i < p->nr_refused; i++)
+		free(p->refused[i]);
+	free(p->refused);
+	config_free(&p->result);
+	memset(p, 0, sizeof(*p));
+}

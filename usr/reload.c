@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Start-up reconciliation and reloads: plan, apply, remember. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "plan.h"
+#include "runtime.h"
+
+void runtime_persist(struct runtime *rt)
+{
+	char err[512];
+
+	if (state_save(&rt->state, &rt->cfg, err, sizeof(err)))
+		log_err("state file not written: %s; a restarted ietd would not know what ietadm changed",
+			err);
+}
+
+/* Each line of the plan in the log. */
+static void log_plan(const struct plan *p, const char *what)
+{
+	struct textbuf tb;
+	char *line, *save = NULL;
+
+	textbuf_init(&tb, 1u << 20);
+	plan_format(p, &tb);
+	if (textbuf_append(&tb, "", 1) == 0) {
+		for (line = strtok_r(tb.buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			log_msg(strncmp(line, "refused:", 8) ? LOG_INFO :
+				LOG_WARNING, "%s: %s", what, line);
+	}
+	textbuf_free(&tb);
+}
+
+/* Take the plan's result as the running model. */
+static void adopt_result(struct runtime *rt, struct plan *p)
+{
+	config_free(&rt->cfg);
+	rt->cfg = p->result;
+	memset(&p->result, 0, sizeof(p->result));
+}
+
+int runtime_start(struct runtime *rt, struct config *next,
+		  const struct kstate *st, char *err, size_t errlen)
+{
+	struct config prev;
+	struct plan p;
+	char why[512];
+	bool have_prev;
+	int ret;
+
+	ret = state_load(&rt->state, &prev, why, sizeof(why));
+	have_prev = ret == 0;
+	if (ret && ret != -ENOENT)
+		log_warn("%s; the kernel's targets are taken as they run", why);
+	ret = plan_make(st, have_prev ? &prev : NULL, next, &p, err, errlen);
+	if (have_prev)
+		config_free(&prev);
+	if (ret)
+		return ret;
+	ret = plan_apply(&p, err, errlen);
+	if (ret) {
+		plan_free(&p);
+		return ret;
+	}
+	if (p.nr || p.nr_notes || p.nr_refused)
+		log_plan(&p, "start");
+	adopt_result(rt, &p);
+	plan_free(&p);
+	config_free(next);
+	runtime_persist(rt);
+	return 0;
+}
+
+int runtime_reload(struct runtime *rt, bool dry_run, struct textbuf *out,
+		   char *err, size_t errlen)
+{
+	struct config next;
+	struct kstate st;
+	struct plan p;
+	int ret;
+
+	ret = config_load(rt->config_path, &next, err, errlen);
+	if (ret)
+		return ret;
+	ret = kernel_dump(&st);
+	if (ret) {
+		snprintf(err, errlen, "reading the kernel's state: %s%s%s",
+			 strerror(-ret), *kernel_errmsg() ? ": " : "",
+			 kernel_errmsg());
+		config_free(&next);
+		return ret;
+	}
+	ret = plan_make(&st, &rt->cfg, &next, &p, err, errlen);
+	kstate_free(&st);
+	config_free(&next);
+	if (ret)
+		return ret;
+	if (!dry_run) {
+		ret = plan_apply(&p, err, errlen);
+		if (ret) {
+			log_err("reload of %s failed: %s", rt->config_path, err);
+			plan_free(&p);
+			return ret;
+		}
+		log_plan(&p, "reload");
+		adopt_result(rt, &p);
+		runtime_persist(rt);
+	}
+	plan_format(&p, out);
+	if (!dry_run && p.nr_refused) {
+		snprintf(err, errlen,
+			 "%zu change%s refused (the rest applied): see the lines above",
+			 p.nr_refused, p.nr_refused == 1 ? "" : "s");
+		ret = -EBUSY;
+	}
+	plan_free(&p);
+	return ret;
+}

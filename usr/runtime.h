@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What ietd runs with: the running model (what ietd.conf said, plus every
+ * change made since with ietadm), the sessions, the state file that
+ * remembers the model across restarts, and the configuration file that a
+ * reload reads again. ietadm's operations and reloads change the model
+ * only through a kernel call that worked, then write the state file.
+ */
+#ifndef IET_USR_RUNTIME_H
+#define IET_USR_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kernel.h"
+#include "model.h"
+#include "registry.h"
+#include "state.h"
+#include "text.h"
+
+struct runtime {
+	struct config cfg;		/* the running model */
+	struct registry *reg;
+	struct state state;		/* fd -1: none (tests) */
+	const char *config_path;
+	const char *access_dirs;
+};
+
+/* Remember the model in the state file; a failure is logged. */
+void runtime_persist(struct runtime *rt);
+
+/*
+ * At start: make the kernel (its state in st) match next, the
+ * configuration just read, with what the state file remembers of targets
+ * that outlived the previous ietd. next becomes the running model (it is
+ * emptied). Logs what it does; err says why it failed (nothing changed).
+ */
+int runtime_start(struct runtime *rt, struct config *next,
+		  const struct kstate *st, char *err, size_t errlen);
+
+/*
+ * Read the configuration file again and apply the difference with what
+ * runs (dry_run: only say what would be done). out gets one line per
+ * step; -EBUSY when something was refused (the rest applied, err says so),
+ * other errors when nothing changed.
+ */
+int runtime_reload(struct runtime *rt, bool dry_run, struct textbuf *out,
+		   char *err, size_t errlen);
+
+#endif
