@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ietadm against the real kernel with a logged-in initiator: counters in
+show (text and JSON), targets by name, clear refusals, closing a
+connection, login redirection, and the full teardown of --op delete."""
+
+import json
+import socket
+import struct
+
+from ietlib import daemon, ietadm  # noqa: F401
+from vmlib import proc
+from vmlib.target import iqn
+from vmlib.util import run, wait_until
+
+
+def nullio(name, luns=1):
+    return f"Target {name}\n" + "".join(f"\tLun {n} Type=nullio,Blocks=65536\n"
+                                        for n in range(luns))
+
+
+def test_show_counts_commands_and_bytes_per_lun_and_session(daemon, initiator):
+    name = iqn("adm-counters")
+    daemon(nullio(name))
+    disk = initiator.login(name).disk(0)
+    run(["dd", f"if={disk}", "of=/dev/null", "bs=64k", "count=32", "iflag=direct"])
+    run(["dd", "if=/dev/zero", f"of={disk}", "bs=64k", "count=16", "oflag=direct"])
+
+    [target] = json.loads(ietadm("--op", "show", "--json").stdout)["targets"]
+    lun, session = target["luns"][0]["stats"], target["sessions"][0]
+    assert lun["read_bytes"] >= 32 * 65536 and lun["write_bytes"] >= 16 * 65536
+    # (A command or two ends in CHECK CONDITION: the unit attentions
+    # of a new session.)
+    assert lun["commands"] >= 48 and lun["errors"] <= 2
+    assert session["stats"]["read_bytes"] == lun["read_bytes"]
+    assert session["initiator"] == initiator.name
+    assert session["connections"][0]["ip"] == "127.0.0.1"
+    sid = session["sid"]
+    assert sid == proc.sessions_of(name)[0].sid
+
+    # The same counters as text (they only grow: the initiator may read on).
+    text = dict(line.split("=", 1) for line in
+                ietadm("--op", "show", f"--tid={name}", f"--sid={sid}").stdout.split())
+    assert int(text["ReadBytes"]) >= lun["read_bytes"]
+    text = dict(line.split("=", 1) for line in
+                ietadm("--op", "show", "--tid=1", "--lun=0").stdout.split())
+    assert text["Type"] == "nullio" and int(text["WrittenBytes"]) >= lun["write_bytes"]
+    tree = ietadm("--op", "show").stdout
+    assert tree.startswith(f"tid:1 name:{name}\n\tlun:0 iotype:nullio iomode:wt commands:")
+
+
+def test_refusals_are_one_clear_line_and_a_non_zero_status(daemon, initiator):
+    name = iqn("adm-refusals")
+    daemon(nullio(name))
+    initiator.login(name)
+    [s] = proc.sessions_of(name)
+
+    cp = ietadm("--op", "delete", "--tid=1", check=False)
+    assert cp.returncode == 1
+    assert cp.stderr == (f"ietadm: target 1 {name} has 1 session: close it first "
+                         f"(ietadm --op delete --tid=1 --sid={s.sid} --cid=0)\n")
+    cp = ietadm("--op", "show", "--tid=7", check=False)
+    assert (cp.returncode, cp.stderr) == (1, "ietadm: no target with tid 7\n")
+    cp = ietadm("--op", "new", "--tid=1", "--lun=0", "--params=Type=nullio", check=False)
+    assert (cp.returncode, cp.stderr) == (1, "ietadm: target 1 already has LUN 0\n")
+    cp = ietadm("--op", "update", "--tid=1", "--params=MaxBurstLength=lots", check=False)
+    assert cp.returncode == 1 and "MaxBurstLength: \"lots\" is not a number" in cp.stderr
+    cp = ietadm("--op", "frobnicate", check=False)
+    assert cp.returncode == 2
+
+
+def test_closing_a_connection_as_in_proc(daemon, initiator):
+    name = iqn("adm-close")
+    daemon(nullio(name))
+    initiator.login(name, settings={"node.session.timeo.replacement_timeout": 5})
+    [s] = proc.sessions_of(name)
+    ietadm("--op", "delete", f"--tid={name}", f"--sid={s.sid}", f"--cid={s.conns[0].cid}")
+    # The session ends with its only connection (the initiator may come
+    # back later, as a new session).
+    wait_until(lambda: all(x.sid != s.sid for x in proc.sessions_of(name)), 10,
+               "the closed session to leave /proc/net/iet/session")
+
+
+def test_delete_alone_tears_everything_down(daemon, initiator):
+    a, b = iqn("adm-down-a"), iqn("adm-down-b")
+    d = daemon(nullio(a) + nullio(b, 2))
+    initiator.login(a, settings={"node.session.initial_login_retry_max": 1,
+                                 "node.session.timeo.replacement_timeout": 5})
+    ietadm("--op", "delete")
+    assert proc.volumes() == []
+    assert proc.SESSION.read_text() == ""
+    assert d.running
+    # ietd carries on, ready for new targets.
+    ietadm("--op", "new", "--tid=0", "--params", f"Name={a}")
+    assert [t.name for t in proc.volumes()] == [a]
+
+
+def login_request(target):
+    """A Login Request in the security stage, straight to the operational."""
+    text = (f"InitiatorName=iqn.2024-01.com.example.iet:raw\0TargetName={target}\0"
+            "SessionType=Normal\0AuthMethod=None\0").encode()
+    text += b"\0" * (-len(text) % 4)
+    n = len(text.rstrip(b"\0")) + 1
+    bhs = struct.pack(">BBBBB3s6sHIHHII16x", 0x43, 0x81, 0, 0, 0, n.to_bytes(3, "big"),
+                      bytes([0x80, 0, 0, 0, 0, 1]), 0, 1, 0, 0, 1, 0)
+    return bhs + text
+
+
+def test_update_redirect_sends_new_logins_elsewhere(daemon):
+    name = iqn("adm-redirect")
+    daemon(nullio(name))
+    ietadm("--op", "update", f"--tid={name}", "--redirect=192.0.2.33")
+    assert "Redirect=192.0.2.33:3260\n" in ietadm("--op", "show", "--tid=1").stdout
+
+    with socket.create_connection(("127.0.0.1", 3260), timeout=10) as s:
+        s.sendall(login_request(name))
+        rsp = b""
+        while len(rsp) < 48:
+            rsp += s.recv(4096)
+        dlen = int.from_bytes(rsp[5:8], "big")
+        while len(rsp) < 48 + dlen:
+            rsp += s.recv(4096)
+    assert rsp[0] & 0x3f == 0x23
+    assert (rsp[36], rsp[37]) == (1, 1), "status: target moved temporarily"
+    assert b"TargetAddress=192.0.2.33:3260,1\0" in rsp[48:48 + dlen]
+
+    ietadm("--op", "update", f"--tid={name}", "--redirect=")
+    assert "Redirect=" not in ietadm("--op", "show", "--tid=1").stdout
+    wait_until(lambda: proc.sessions_of(name) == [], 5, "no session")
