@@ -5,6 +5,8 @@
 #   make check           unit tests on the host, then the VM suite
 #   make run             a VM exporting a demo LUN at 127.0.0.1:3260
 #   make install         module, tools, sample config; depmod
+#   make dkms-install    the module through DKMS, rebuilt on kernel upgrades
+#   make bench           IET against LIO and tgt (not a test)
 
 # The running kernel's build tree, else the newest installed distribution
 # kernel's (the host that builds may not run the kernel it builds for).
@@ -24,7 +26,8 @@ MANDIR ?= $(PREFIX)/share/man
 
 export KDIR
 
-.PHONY: all kernel usr check check-unit check-vm run install uninstall clean deps
+.PHONY: all kernel usr check check-unit check-vm run install uninstall clean deps \
+	dkms-install dkms-uninstall bench
 
 all: kernel usr
 
@@ -60,6 +63,17 @@ install: all
 	test -e $(DESTDIR)$(SYSCONFDIR)/iet/ietd.conf || \
 		install -m 600 etc/ietd.conf $(DESTDIR)$(SYSCONFDIR)/iet/ietd.conf
 	test -n "$(DESTDIR)" || depmod -a $(KREL)
+
+# Let DKMS rebuild the module for every installed kernel and each new one.
+dkms-install:
+	$(MAKE) -f dkms.mk install
+
+dkms-uninstall:
+	$(MAKE) -f dkms.mk uninstall
+
+# IET against LIO and tgt, one VM boot: build/bench/{bench.md,ratios.png}.
+bench:
+	scripts/bench
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KREL)/extra/iscsi_trgt.ko
