@@ -191,12 +191,15 @@ static void cmd_dispatch(struct iet_cmd *cmd)
 	}
 	if (req->status != SAM_STAT_GOOD || !req->execute) {
 		iet_cmd_complete(req);
-	} else if (req->blocking) {
-		iet_cmd_get(cmd);
-		iet_pool_submit(cmd->conn->session->target, cmd);
-	} else {
+	} else if (!req->blocking) {
 		iet_scsi_execute(req);
 		iet_cmd_complete(req);
+	} else if (req->execute_nowait && req->execute_nowait(req) != -EAGAIN) {
+		/* Served from the page cache: no I/O thread, no wait. */
+		iet_cmd_complete(req);
+	} else {
+		iet_cmd_get(cmd);
+		iet_pool_submit(cmd->conn->session->target, cmd);
 	}
 }
 

@@ -67,6 +67,21 @@ static int fileio_read(struct iet_lun *lun, struct iet_buf *buf, u32 len,
 	return 0;
 }
 
+/* Only what the page cache holds: a read thread must never wait for a disk. */
+static int fileio_read_nowait(struct iet_lun *lun, struct iet_buf *buf,
+			      u32 len, loff_t pos)
+{
+	struct iov_iter iter;
+	ssize_t ret;
+
+	iet_buf_iter(buf, &iter, ITER_DEST, 0, len);
+	ret = vfs_iter_read(lun->private, &iter, &pos, RWF_NOWAIT);
+	if (ret == len)
+		return 0;
+	/* Partly cached, not cached, or no RWF_NOWAIT here: try it all later. */
+	return ret < 0 && ret != -EAGAIN && ret != -EOPNOTSUPP ? ret : -EAGAIN;
+}
+
 static int fileio_write(struct iet_lun *lun, struct iet_buf *buf, u32 len,
 			loff_t pos, bool stable)
 {
@@ -103,6 +118,7 @@ const struct iet_backend_ops iet_fileio_ops = {
 	.attach = fileio_attach,
 	.detach = fileio_detach,
 	.read = fileio_read,
+	.read_nowait = fileio_read_nowait,
 	.write = fileio_write,
 	.flush = fileio_flush,
 };

@@ -63,15 +63,20 @@ struct iet_stats {
 /*
  * Storage behind a LUN. attach() sizes the LUN; read/write/flush run in an
  * I/O thread and may sleep; they return 0 or a negative errno that becomes
- * MEDIUM ERROR (or DATA PROTECT for -EROFS).
+ * MEDIUM ERROR (or DATA PROTECT for -EROFS). read_nowait() never sleeps:
+ * it reads what is at hand or returns -EAGAIN. A backend that never
+ * blocks at all says so and runs in the thread that delivers the command.
  */
 struct iet_backend_ops {
 	const char *name;
 	u32 type;				/* enum iet_lun_type */
+	bool never_blocks;
 	int (*attach)(struct iet_lun *lun, const char *path);
 	void (*detach)(struct iet_lun *lun);
 	int (*read)(struct iet_lun *lun, struct iet_buf *buf, u32 len,
 		    loff_t pos);
+	int (*read_nowait)(struct iet_lun *lun, struct iet_buf *buf, u32 len,
+			   loff_t pos);
 	int (*write)(struct iet_lun *lun, struct iet_buf *buf, u32 len,
 		     loff_t pos, bool fua);
 	int (*flush)(struct iet_lun *lun, loff_t pos, loff_t len);
@@ -349,6 +354,8 @@ struct iet_scsi_req {
 
 	/* set by iet_scsi_parse() */
 	int (*execute)(struct iet_scsi_req *req);
+	/* -EAGAIN when only an I/O thread can do it */
+	int (*execute_nowait)(struct iet_scsi_req *req);
 	u32 xfer_len;			/* bytes the CDB asks to move */
 	u32 buf_len;			/* bytes of buffer the command needs */
 	bool data_out;			/* the command takes data from the host */

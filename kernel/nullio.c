@@ -35,6 +35,7 @@ static int nullio_flush(struct iet_lun *lun, loff_t pos, loff_t len)
 const struct iet_backend_ops iet_nullio_ops = {
 	.name = "nullio",
 	.type = IET_LUN_NULLIO,
+	.never_blocks = true,
 	.attach = nullio_attach,
 	.detach = nullio_detach,
 	.read = nullio_read,

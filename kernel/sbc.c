@@ -22,6 +22,21 @@ static int read_execute(struct iet_scsi_req *req)
 	return ret;
 }
 
+static int read_nowait_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	int ret;
+
+	if (!req->nr_blocks)
+		return 0;
+	ret = lun->ops->read_nowait(lun, &req->buf,
+				    req->nr_blocks << lun->blkbits,
+				    req->lba << lun->blkbits);
+	if (ret && ret != -EAGAIN)
+		iet_scsi_sense(req, MEDIUM_ERROR, 0x11, 0x00);
+	return ret == -EAGAIN ? ret : 0;
+}
+
 static int write_execute(struct iet_scsi_req *req)
 {
 	struct iet_lun *lun = req->lun;
@@ -77,7 +92,7 @@ static void rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 	req->lba = lba;
 	req->fua = fua;
 	req->xfer_len = nr << bits;
-	req->blocking = true;
+	req->blocking = !lun->ops->never_blocks;
 	if (write) {
 		avail = req->want_write ? req->edtl : 0;
 		req->data_out = true;
@@ -93,6 +108,8 @@ static void rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 				       DIV_ROUND_UP(avail, lun->block_size));
 		req->data_len = req->xfer_len;
 		req->execute = read_execute;
+		if (lun->ops->read_nowait)
+			req->execute_nowait = read_nowait_execute;
 	}
 	req->buf_len = req->nr_blocks << bits;
 }
@@ -143,7 +160,7 @@ static void sync_cache_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 	req->buf_len = 0;
 	req->nr_blocks = 0;
 	req->execute = sync_cache_execute;
-	req->blocking = true;
+	req->blocking = !req->lun->ops->never_blocks;
 	req->flush_blocks = nr;
 }
 

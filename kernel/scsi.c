@@ -41,6 +41,7 @@ void iet_scsi_parse(struct iet_scsi_req *req)
 
 	req->status = SAM_STAT_GOOD;
 	req->execute = NULL;
+	req->execute_nowait = NULL;
 	req->blocking = false;
 	/* Commands that do not need a logical unit answer for every LUN. */
 	ret = iet_spc_parse_any_lun(req);
