@@ -4,9 +4,18 @@ stop ietd, unload the module -- and nothing is left: no thread, no /proc
 entry, no slab cache, no netlink family, no leaked object (kmemleak, on the
 debug kernel)."""
 
+from pathlib import Path
+
 from vmlib import fio, kmemleak, proc
 from vmlib.target import Lun, Target, assert_module_gone, iet_threads, iqn
-from vmlib.util import MiB, wait_until
+from vmlib.util import RESULTS, MiB, wait_until
+from vmlib.vanish import INITIATOR_FAST
+
+
+def writes_completed(disk):
+    """Writes the initiator's block layer completed on DISK (/sys/block stat)."""
+    dev = Path(disk).resolve().name
+    return int(Path(f"/sys/block/{dev}/stat").read_text().split()[4])
 
 
 def test_logout_stop_unload_leaves_nothing_behind(kmod, ietd, backing, initiator, request):
@@ -26,3 +35,30 @@ def test_logout_stop_unload_leaves_nothing_behind(kmod, ietd, backing, initiator
     assert_module_gone(kmod)
     leaks = kmemleak.checkpoint("after " + request.node.nodeid)
     assert leaks == "", f"kmemleak:\n{leaks}"
+
+
+def test_unload_with_a_session_closes_it_first(kmod, ietd, backing, initiator, request):
+    """rmmod while an initiator is logged in and writing: the module closes
+    the session itself, waits for its I/O, and leaves nothing behind."""
+    name = iqn("unload-busy")
+    daemon = ietd(Target(name, [Lun(0, str(backing("unload-busy", 64 * MiB)))]))
+    login = initiator.login(name, settings=INITIATOR_FAST)
+    disk = login.disk(0)
+    writer = fio.start_fio(["--name=busy", f"--filename={disk}", "--direct=1",
+                            "--ioengine=libaio", "--rw=randwrite", "--bs=4k",
+                            "--iodepth=16", "--time_based", "--runtime=60"],
+                           RESULTS / f"{request.node.name}-fio.log")
+    wait_until(lambda: proc.sessions_of(name) != [], 10, "the session in /proc")
+    wait_until(lambda: writes_completed(disk) > 100, 30, "fio's writes to reach the target")
+    # The kernel keeps targets and sessions when ietd stops: the module
+    # itself must end them.
+    daemon.stop()
+    assert proc.sessions_of(name) != [], "stopping ietd must not end the session"
+
+    assert writer.poll() is None, "fio ended before the unload"
+
+    kmod.unload(timeout=60)
+
+    assert_module_gone(kmod)
+    writer.kill()
+    writer.wait(30)
