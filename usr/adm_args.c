@@ -107,6 +107,78 @@ static int text_opt(const char *opt, const char *v, char *dst, size_t len,
 	return 0;
 }
 
+/*
+ * Which options each operation takes, checked here so that every wrong
+ * command line exits 2 before ietd is asked anything (ietd checks again:
+ * the socket has other clients). What the options mean is ietd's business.
+ */
+static const struct {
+	const char *op;
+	unsigned int takes;
+} shapes[] = {
+	{ "new", CTL_F_TID | CTL_F_TARGET | CTL_F_LUN | CTL_F_USER |
+		 CTL_F_PARAMS },
+	{ "delete", CTL_F_TID | CTL_F_TARGET | CTL_F_SID | CTL_F_CID |
+		    CTL_F_LUN | CTL_F_USER | CTL_F_PARAMS },
+	{ "update", CTL_F_TID | CTL_F_TARGET | CTL_F_PARAMS | CTL_F_REDIRECT },
+	{ "show", CTL_F_TID | CTL_F_TARGET | CTL_F_SID | CTL_F_CID |
+		  CTL_F_LUN | CTL_F_USER | CTL_F_JSON },
+	{ "reload", CTL_F_DRYRUN },
+	{ "save", 0 },
+};
+
+static const char *const flag_names[] = {
+	"--tid", "--sid", "--cid", "--lun", "--user", "--params",
+	"--redirect", "--target", "--json", "--dry-run",
+};
+
+_Static_assert(CTL_F_DRYRUN == 1u << 9 && CTL_F_TARGET == 1u << 7,
+	       "flag_names follows the CTL_F_ bits");
+
+static int check_shape(const struct ctl_req *r, char *err, size_t errlen)
+{
+	unsigned int f = r->fields, target = CTL_F_TID | CTL_F_TARGET;
+	size_t i, b;
+
+	for (i = 0; strcmp(shapes[i].op, r->op); i++)
+		;
+	for (b = 0; b < sizeof(flag_names) / sizeof(flag_names[0]); b++)
+		if (f & ~shapes[i].takes & (1u << b)) {
+			snprintf(err, errlen, "--op %s does not take %s",
+				 r->op, flag_names[b]);
+			return -1;
+		}
+	if ((f & CTL_F_CID) && !(f & CTL_F_SID)) {
+		snprintf(err, errlen, "--cid needs --sid");
+		return -1;
+	}
+	if ((f & (CTL_F_SID | CTL_F_LUN)) && !(f & target)) {
+		snprintf(err, errlen, "--sid and --lun need --tid");
+		return -1;
+	}
+	if (f & CTL_F_USER && f & (CTL_F_SID | CTL_F_LUN)) {
+		snprintf(err, errlen, "--user goes with --tid or alone, not with --sid or --lun");
+		return -1;
+	}
+	if (!strcmp(r->op, "delete") && (f & CTL_F_PARAMS) &&
+	    !(f & CTL_F_USER)) {
+		/* Without --user this would be the full teardown. */
+		snprintf(err, errlen,
+			 "--op delete takes --params only with --user (an account to delete)");
+		return -1;
+	}
+	if (!strcmp(r->op, "update") && !(f & (CTL_F_PARAMS | CTL_F_REDIRECT))) {
+		snprintf(err, errlen,
+			 "--op update needs --params K=V,... or --redirect=ADDR[:PORT]");
+		return -1;
+	}
+	if (!strcmp(r->op, "update") && !(f & target)) {
+		snprintf(err, errlen, "--op update needs --tid");
+		return -1;
+	}
+	return 0;
+}
+
 enum adm_parse_result adm_parse(int argc, char **argv, struct adm_args *a,
 				char *err, size_t errlen)
 {
@@ -230,5 +302,7 @@ enum adm_parse_result adm_parse(int argc, char **argv, struct adm_args *a,
 		snprintf(err, errlen, "a target by --tid or by name, not both");
 		return ADM_ERROR;
 	}
+	if (check_shape(r, err, errlen))
+		return ADM_ERROR;
 	return ADM_RUN;
 }

@@ -614,9 +614,14 @@ int op_delete(struct runtime *rt, const struct ctl_req *req,
 		a = req_auth(rt, req, scope, sizeof(scope), err, errlen);
 		return a ? user_delete(rt, a, scope, req, err, errlen) : -ENOENT;
 	}
-	if (!(req->fields & (CTL_F_TID | CTL_F_TARGET | CTL_F_SID |
-			     CTL_F_CID | CTL_F_LUN)))
+	if (!req->fields)
 		return stop_all(rt, err, errlen);
+	if (!(req->fields & (CTL_F_TID | CTL_F_TARGET))) {
+		/* Never let a stray option turn into the full teardown. */
+		snprintf(err, errlen,
+			 "--op delete needs --tid (or --user); alone, it deletes everything");
+		return -EINVAL;
+	}
 	t = req_target(rt, req, err, errlen);
 	if (!t)
 		return -ENOENT;

@@ -113,6 +113,48 @@ TEST(adm_errors_say_what_is_wrong)
 	CHECK_CONTAINS(err, "unexpected argument");
 }
 
+TEST(adm_each_operation_takes_only_its_options)
+{
+	struct adm_args a;
+
+	/* A forgotten --user must not make "delete" the full teardown. */
+	CHECK_EQ(PARSE(&a, "--op", "delete", "--params",
+		       "IncomingUser=joe"), ADM_ERROR);
+	CHECK_CONTAINS(err, "--params only with --user");
+	CHECK_EQ(PARSE(&a, "--op", "delete", "--redirect=10.0.0.1"),
+		 ADM_ERROR);
+	CHECK_CONTAINS(err, "--op delete does not take --redirect");
+	CHECK_EQ(PARSE(&a, "--op", "delete", "--json"), ADM_ERROR);
+	CHECK_CONTAINS(err, "does not take --json");
+	REQUIRE_EQ(PARSE(&a, "--op", "delete", "--user", "--params",
+			 "IncomingUser=joe"), ADM_RUN);
+
+	CHECK_EQ(PARSE(&a, "--op", "update", "--tid=1"), ADM_ERROR);
+	CHECK_CONTAINS(err, "needs --params");
+	CHECK_EQ(PARSE(&a, "--op", "update", "--params=MaxSessions=1"),
+		 ADM_ERROR);
+	CHECK_CONTAINS(err, "--op update needs --tid");
+	CHECK_EQ(PARSE(&a, "--op", "update", "--tid=1", "--lun=0",
+		       "--params=Path=/x"), ADM_ERROR);
+	CHECK_CONTAINS(err, "does not take --lun");
+	CHECK_EQ(PARSE(&a, "--op", "new", "--tid=1", "--sid=1"), ADM_ERROR);
+	CHECK_CONTAINS(err, "--op new does not take --sid");
+	CHECK_EQ(PARSE(&a, "--op", "delete", "--tid=1", "--cid=0"),
+		 ADM_ERROR);
+	CHECK_CONTAINS(err, "--cid needs --sid");
+	CHECK_EQ(PARSE(&a, "--op", "show", "--sid=1"), ADM_ERROR);
+	CHECK_CONTAINS(err, "need --tid");
+	CHECK_EQ(PARSE(&a, "--op", "new", "--lun=0", "--params=Path=/x"),
+		 ADM_ERROR);
+	CHECK_EQ(PARSE(&a, "--op", "new", "--tid=1", "--lun=0", "--user"),
+		 ADM_ERROR);
+	CHECK_EQ(PARSE(&a, "--op", "reload", "--tid=1"), ADM_ERROR);
+	CHECK_CONTAINS(err, "--op reload does not take --tid");
+	CHECK_EQ(PARSE(&a, "--op", "save", "--json"), ADM_ERROR);
+	REQUIRE_EQ(PARSE(&a, "--op", "show", "--tid=1", "--sid=2",
+			 "--cid=0", "--json"), ADM_RUN);
+}
+
 TEST(adm_help_and_version)
 {
 	struct adm_args a;
@@ -130,8 +172,8 @@ TEST(adm_request_formats_to_what_ietd_parses)
 	int n;
 
 	REQUIRE_EQ(PARSE(&a, "--op", "new", "--tid", "iqn.2001-04.com.example:x",
-			 "--user", "--params", "IncomingUser=u,Password=p",
-			 "--json"), ADM_RUN);
+			 "--user", "--params", "IncomingUser=u,Password=p"),
+		   ADM_RUN);
 	n = ctl_req_format(&a.req, buf, sizeof(buf));
 	REQUIRE(n > 0);
 	REQUIRE(ctl_req_parse(buf, n, &back, err, sizeof(err)) == 0);
