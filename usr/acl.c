@@ -462,12 +462,28 @@ static int load_one(struct acl_file *af, const char *dirs, const char *name,
 	return 0;
 }
 
+int acl_addresses_only(const struct acl_file *af, char *err, size_t errlen)
+{
+	size_t i, j;
+
+	for (i = 0; i < af->nr; i++)
+		for (j = 0; j < af->rules[i].nr; j++)
+			if (af->rules[i].entries[j].type == ACL_NAME) {
+				snprintf(err, errlen,
+					 "%s:%u: entry %zu is a name; this file lists portal addresses and networks (or ALL)",
+					 af->path, af->rules[i].line, j + 1);
+				return -EINVAL;
+			}
+	return 0;
+}
+
 int access_load(struct access *a, const char *dir, char *err, size_t errlen)
 {
 	memset(a, 0, sizeof(*a));
 	if (load_one(&a->allow, dir, ACL_ALLOW, err, errlen) ||
 	    load_one(&a->deny, dir, ACL_DENY, err, errlen) ||
-	    load_one(&a->targets, dir, ACL_TARGETS, err, errlen)) {
+	    load_one(&a->targets, dir, ACL_TARGETS, err, errlen) ||
+	    acl_addresses_only(&a->targets, err, errlen)) {
 		access_free(a);
 		return -EINVAL;
 	}

@@ -57,6 +57,11 @@ struct acl_file {
 int acl_parse(const char *buf, size_t len, const char *file,
 	      struct acl_file *af, char *err, size_t errlen);
 void acl_file_free(struct acl_file *af);
+/*
+ * targets.allow names local portals: a name pattern there could never
+ * match, so it is an error rather than a target silently hidden.
+ */
+int acl_addresses_only(const struct acl_file *af, char *err, size_t errlen);
 
 enum acl_result {
 	ACL_NO_RULE,			/* no rule for this target */

@@ -649,6 +649,7 @@ struct parser {
 	unsigned int slot_line[NR_SLOTS];
 	unsigned int short_line;	/* AllowShortSecrets */
 	unsigned int global_algs_line;
+	unsigned int isns_line, isns_ac_line;
 	char *err;
 	size_t errlen;
 };
@@ -911,6 +912,10 @@ static int do_global(struct parser *p, const char *key, const char *value)
 	}
 
 	if (!strcasecmp(key, "iSNSServer")) {
+		if (p->isns_line)
+			return fail(p, key, "already set on line %u",
+				    p->isns_line);
+		p->isns_line = p->line;
 		if (!*value || has_space(value) ||
 		    strlen(value) >= sizeof(cfg->isns_server))
 			return fail(p, key, "expected one host name or address");
@@ -918,6 +923,10 @@ static int do_global(struct parser *p, const char *key, const char *value)
 		return 0;
 	}
 	if (!strcasecmp(key, "iSNSAccessControl")) {
+		if (p->isns_ac_line)
+			return fail(p, key, "already set on line %u",
+				    p->isns_ac_line);
+		p->isns_ac_line = p->line;
 		if (parse_yes_no(value, &v, what, sizeof(what)))
 			return fail(p, key, "%s", what);
 		cfg->isns_access_control = v;

@@ -280,6 +280,20 @@ TEST(access_targets_allow_hides_a_target_on_other_portals)
 	access_free(&a);
 }
 
+TEST(access_targets_allow_refuses_a_name_instead_of_hiding_a_target)
+{
+	struct acl_file af;
+
+	REQUIRE(parse(TARGET1 " 192.0.2.0/24, ALL,[2001:db8::1]\n", &af) == 0);
+	CHECK(acl_addresses_only(&af, err, sizeof(err)) == 0);
+	acl_file_free(&af);
+	/* A typo in an address makes it a name pattern. */
+	REQUIRE(parse("ALL ALL\n" TARGET1 " 192.0.2.0/24,192.0.2.l\n", &af) == 0);
+	CHECK(acl_addresses_only(&af, err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, ":2: entry 2 is a name");
+	acl_file_free(&af);
+}
+
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[512];
@@ -316,6 +330,9 @@ TEST(access_files_are_read_from_the_first_directory_that_has_each)
 	write_file(d2, ACL_TARGETS, "ALL 999.1.1.1\n");
 	CHECK(access_load(&a, dirs, err, sizeof(err)) != 0);
 	CHECK_CONTAINS(err, "targets.allow:1:");
+	write_file(d2, ACL_TARGETS, "ALL 192.0.2.1\n" TARGET1 " " INIT_A "\n");
+	CHECK(access_load(&a, dirs, err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "targets.allow:2: entry 1 is a name");
 
 	/* No directories at all: no files, everyone allowed. */
 	REQUIRE(access_load(&a, NULL, err, sizeof(err)) == 0);

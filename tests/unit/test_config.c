@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The ietd.conf parser: good files, and every kind of error. */
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -314,6 +317,13 @@ TEST(config_error_key_set_twice)
 {
 	FAILS("Target " TARGET1 "\n Wthreads 4\n Wthreads 8\n",
 	      "ietd.conf:3: Wthreads: ", "already set on line 2");
+	/* In the global section too. */
+	FAILS("iSNSServer 192.0.2.1\niSNSServer 192.0.2.2\n",
+	      "ietd.conf:2: iSNSServer: ", "already set on line 1");
+	FAILS("iSNSAccessControl No\n\nisnsaccesscontrol Yes\n",
+	      "ietd.conf:3: isnsaccesscontrol: ", "already set on line 1");
+	FAILS("AllowShortSecrets No\nAllowShortSecrets No\n",
+	      "ietd.conf:2: AllowShortSecrets: ", "already set on line 1");
 }
 
 TEST(config_error_duplicate_target_name)
@@ -614,18 +624,50 @@ TEST(config_load_reads_a_file)
 	unlink(path);
 }
 
+/*
+ * The sample installs as /etc/iet/ietd.conf: it must export nothing until
+ * the administrator says so, and every setting it shows commented out must
+ * be valid as written.
+ */
 TEST(config_sample_file_is_accepted)
 {
 	struct config cfg;
 	const struct target_conf *t;
+	char *text, *out, *p, *line;
+	size_t len = 0;
+	FILE *f;
 
 	REQUIRE(config_load("../../etc/ietd.conf", &cfg, err, sizeof(err)) == 0);
-	REQUIRE(cfg.nr_targets >= 1);
+	CHECK_EQ(cfg.nr_targets, 0);
+	config_free(&cfg);
+
+	f = fopen("../../etc/ietd.conf", "r");
+	REQUIRE(f);
+	text = calloc(1, 65536);
+	out = calloc(1, 65536);
+	REQUIRE(text && out);
+	len = fread(text, 1, 65535, f);
+	fclose(f);
+	/* Uncomment "#Key value" lines, keep "# prose" ones. */
+	for (p = out, line = strtok(text, "\n"); line;
+	     line = strtok(NULL, "\n")) {
+		char *hash = line + strspn(line, " \t");
+
+		if (*hash == '#' && isalpha((unsigned char)hash[1]))
+			memmove(hash, hash + 1, strlen(hash));
+		p += sprintf(p, "%s\n", line);
+	}
+	REQUIRE(len > 0);
+	REQUIRE(config_parse(out, p - out, "uncommented", &cfg, err,
+			     sizeof(err)) == 0);
+	REQUIRE_EQ(cfg.nr_targets, 1);
 	t = &cfg.targets[0];
 	CHECK_EQ(t->tid, 1);
-	REQUIRE(t->nr_luns >= 1);
+	CHECK_EQ(t->nr_luns, 3);
 	CHECK_EQ(t->luns[0].type, IET_LUN_NULLIO);
 	config_free(&cfg);
+	free(text);
+	free(out);
 }
 
 TEST(lun_scsi_id_is_derived_deterministically)
