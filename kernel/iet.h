@@ -441,6 +441,11 @@ struct iet_cmd {
 	/* Data-In progress (tx thread) */
 	u32 datasn;
 	u32 tx_off;
+	/*
+	 * The PDU with the status is built or being built: set by the tx
+	 * thread under conn->lock, where an abort checks it, so a task is
+	 * either aborted before its status or answered, never both.
+	 */
 	bool status_sent;
 
 	/* task management */

@@ -28,24 +28,29 @@ void iet_tmf_release(struct iet_cmd *victim)
 	iet_cmd_put(tmf);
 }
 
-static void abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
+/*
+ * Abort a task unless its status is already on its way (then it is answered,
+ * not aborted: the initiator gets one or the other, never both).
+ */
+static bool abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 {
 	struct iet_conn *conn = victim->conn;
 	bool take;
 
 	spin_lock(&conn->lock);
-	take = !victim->aborted && victim != tmf;
+	take = !victim->aborted && victim != tmf && !victim->status_sent;
 	if (take) {
 		victim->aborted = true;
 		victim->tmf = tmf;
 	}
 	spin_unlock(&conn->lock);
 	if (!take)
-		return;
+		return false;
 	iet_cmd_get(tmf);
 	atomic_inc(&tmf->tmf_wait);
 	/* Data-Out still on its way for it is dropped from now on. */
 	iet_cmd_finish(victim);
+	return true;
 }
 
 /*
@@ -92,15 +97,18 @@ static unsigned int collect(struct iet_cmd *tmf, struct list_head *list,
 	return nr;
 }
 
-static void abort_all(struct iet_cmd *tmf, struct list_head *list)
+/* Abort the collected tasks; how many were aborted. */
+static unsigned int abort_all(struct iet_cmd *tmf, struct list_head *list)
 {
 	struct iet_cmd *cmd, *tmp;
+	unsigned int nr = 0;
 
 	list_for_each_entry_safe(cmd, tmp, list, tmf_entry) {
 		list_del_init(&cmd->tmf_entry);
-		abort_task(tmf, cmd);
+		nr += abort_task(tmf, cmd);
 		iet_cmd_put(cmd);
 	}
+	return nr;
 }
 
 /*
@@ -131,8 +139,8 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 	atomic_set(&tmf->tmf_wait, 1);
 	switch (function) {
 	case ISCSI_TM_FUNC_ABORT_TASK:
-		if (!collect(tmf, &victims, -1, true, (__force u32)hdr->rtt,
-			     false) &&
+		collect(tmf, &victims, -1, true, (__force u32)hdr->rtt, false);
+		if (!abort_all(tmf, &victims) &&
 		    !ref_in_window(session, be32_to_cpu(hdr->refcmdsn),
 				   tmf->cmdsn))
 			response = ISCSI_TMF_RSP_NO_TASK;

@@ -86,27 +86,54 @@ static void build_r2t(struct iet_conn *conn, struct iet_cmd *cmd, u32 off,
 	hdr->data_length = cpu_to_be32(len);
 }
 
+/* The end of the Data-In sequence (burst) that the next Data-In is in. */
+static u32 data_in_burst_end(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	u32 burst = conn->session->keys[IET_KEY_MAX_BURST];
+
+	return (cmd->tx_off / burst + 1) * burst;
+}
+
+static u32 data_in_next_len(struct iet_conn *conn, struct iet_cmd *cmd,
+			    u32 total)
+{
+	return min3(total - cmd->tx_off, conn->max_xmit_dsl,
+		    data_in_burst_end(conn, cmd) - cmd->tx_off);
+}
+
+/*
+ * Whether the next PDU of an executed command carries its status: the SCSI
+ * Response, or the last Data-In when GOOD without sense rides on it (RFC
+ * 7143 11.7.4).
+ */
+static bool next_pdu_has_status(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	u32 total = data_in_len(cmd);
+
+	return cmd->tx_off >= total ||
+	       (cmd->tx_off + data_in_next_len(conn, cmd, total) == total &&
+		!cmd->req.sense_len);
+}
+
 static void build_data_in(struct iet_conn *conn, struct iet_cmd *cmd,
 			  u32 total)
 {
 	struct iscsi_data_rsp *hdr = (struct iscsi_data_rsp *)conn->tx.hdr;
 	struct iet_scsi_req *req = &cmd->req;
-	u32 burst = conn->session->keys[IET_KEY_MAX_BURST];
 	u32 off = cmd->tx_off;
-	u32 burst_end = (off / burst + 1) * burst;
-	u32 len = min3(total - off, conn->max_xmit_dsl, burst_end - off);
+	u32 burst_end = data_in_burst_end(conn, cmd);
+	u32 len = data_in_next_len(conn, cmd, total);
 	bool last = off + len == total;
 
 	hdr->opcode = ISCSI_OP_SCSI_DATA_IN;
 	if (last || off + len == burst_end)
 		hdr->flags = ISCSI_FLAG_CMD_FINAL;
-	/* GOOD without sense rides on the last Data-In (RFC 7143 11.7.4). */
 	if (last && !req->sense_len) {
+		WARN_ON_ONCE(!cmd->status_sent);
 		hdr->flags |= ISCSI_FLAG_DATA_STATUS;
 		hdr->cmd_status = req->status;
 		hdr->statsn = next_statsn(conn);
 		residual(cmd, &hdr->flags, &hdr->residual_count);
-		cmd->status_sent = true;
 	}
 	hton24(hdr->dlength, len);
 	memcpy(&hdr->lun, &cmd->hdr.lun, sizeof(hdr->lun));
@@ -140,7 +167,7 @@ static void build_scsi_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
 		hton24(hdr->dlength, req->sense_len + 2);
 		tx_set_kdata(&conn->tx, cmd->sense_pdu, req->sense_len + 2);
 	}
-	cmd->status_sent = true;
+	WARN_ON_ONCE(!cmd->status_sent);
 }
 
 /*
@@ -171,6 +198,9 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 		spin_unlock(&conn->lock);
 		return false;
 	}
+	/* From here on an ABORT TASK finds the task answered. */
+	if (executed && next_pdu_has_status(conn, cmd))
+		cmd->status_sent = true;
 	spin_unlock(&conn->lock);
 
 	if (!executed) {
