@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "acl.h"
+#include "readfile.h"
 
 #define ACL_LINE_MAX	8192
 #define ACL_PATTERN_MAX	256
@@ -386,49 +387,15 @@ enum acl_result acl_match(const struct acl_file *af, const char *target,
 static int read_file(const char *path, struct acl_file *af, char *err,
 		     size_t errlen)
 {
-	struct stat st;
 	char *buf;
-	size_t got = 0;
-	int fd, ret;
+	size_t got;
+	int ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return -ENOENT;
-		snprintf(err, errlen, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return -EACCES;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_size > ACL_FILE_MAX) {
-		snprintf(err, errlen, "%s: not a regular file of at most %u bytes",
-			 path, ACL_FILE_MAX);
-		close(fd);
-		return -EINVAL;
-	}
-	buf = malloc(st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(err, errlen, "%s: read failed: %s", path,
-				 strerror(errno));
-			free(buf);
-			close(fd);
-			return -EIO;
-		}
-		if (n == 0)
-			break;		/* it shrank: take what is there */
-		got += n;
-	}
-	close(fd);
+	/* A file that shrinks while read: take what is there. */
+	ret = read_small_file(path, ACL_FILE_MAX, true, &buf, &got, err,
+			      errlen);
+	if (ret)
+		return ret;
 	af->exists = true;
 	snprintf(af->path, sizeof(af->path), "%s", path);
 	ret = acl_parse(buf, got, path, af, err, errlen);

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include "config.h"
+#include "readfile.h"
 #include "params.h"
 
 /* The port of a Redirect address that names none: iSCSI's. */
@@ -1074,46 +1075,15 @@ int config_load(const char *path, struct config *cfg, char *err,
 int config_load_flags(const char *path, unsigned int flags,
 		      struct config *cfg, char *err, size_t errlen)
 {
-	struct stat st;
 	char *buf;
-	size_t got = 0;
-	int fd, ret;
+	size_t got;
+	int ret;
 
 	memset(cfg, 0, sizeof(*cfg));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path,
-			 strerror(errno));
-		return -errno;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_size > CONFIG_FILE_MAX) {
-		snprintf(err, errlen, "%s: not a regular file of at most %u bytes",
-			 path, CONFIG_FILE_MAX);
-		close(fd);
-		return -EINVAL;
-	}
-	buf = malloc(st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			snprintf(err, errlen, "%s: read failed: %s", path,
-				 n ? strerror(errno) : "file shrank");
-			free(buf);
-			close(fd);
-			return -EIO;
-		}
-		got += n;
-	}
-	close(fd);
+	ret = read_small_file(path, CONFIG_FILE_MAX, false, &buf, &got, err,
+			      errlen);
+	if (ret)
+		return ret;
 	ret = config_parse_flags(buf, got, path, flags, cfg, err, errlen);
 	wipe(buf, got);
 	free(buf);
