@@ -9,37 +9,66 @@
 
 #include "iet.h"
 
-int iet_buf_alloc(struct iet_buf *buf, u32 len)
+/*
+ * Room for len bytes without the pages: they come with iet_buf_grow(), so
+ * that a command holds memory only for data it is about to move.
+ */
+int iet_buf_reserve(struct iet_buf *buf, u32 len)
 {
-	unsigned int i, nr = DIV_ROUND_UP(len, PAGE_SIZE);
 	unsigned int noio;
 
 	buf->bvec = NULL;
 	buf->nr = 0;
+	buf->cap = DIV_ROUND_UP(len, PAGE_SIZE);
 	buf->len = 0;
 	if (!len)
 		return 0;
 	/* The scope, not the flags, lets kvmalloc fall back to vmalloc. */
 	noio = memalloc_noio_save();
-	buf->bvec = kvmalloc_array(nr, sizeof(*buf->bvec), GFP_KERNEL);
+	buf->bvec = kvmalloc_array(buf->cap, sizeof(*buf->bvec), GFP_KERNEL);
 	memalloc_noio_restore(noio);
-	if (!buf->bvec)
+	if (!buf->bvec) {
+		buf->cap = 0;
 		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
+	}
+	return 0;
+}
+
+/* Pages until the buffer holds len bytes (at most what was reserved). */
+int iet_buf_grow(struct iet_buf *buf, u32 len)
+{
+	unsigned int nr = DIV_ROUND_UP(len, PAGE_SIZE);
+
+	if (len <= buf->len)
+		return 0;
+	if (WARN_ON_ONCE(nr > buf->cap))
+		return -EINVAL;
+	/* A partly used last page becomes whole. */
+	if (buf->nr)
+		buf->bvec[buf->nr - 1].bv_len = PAGE_SIZE;
+	for (; buf->nr < nr; buf->nr++) {
 		struct page *page = alloc_page(GFP_NOIO | __GFP_NOWARN);
 
 		if (!page) {
-			buf->nr = i;
-			iet_buf_free(buf);
+			buf->len = buf->nr * PAGE_SIZE;
 			return -ENOMEM;
 		}
-		buf->bvec[i].bv_page = page;
-		buf->bvec[i].bv_offset = 0;
-		buf->bvec[i].bv_len = min_t(u32, PAGE_SIZE, len - i * PAGE_SIZE);
+		buf->bvec[buf->nr].bv_page = page;
+		buf->bvec[buf->nr].bv_offset = 0;
+		buf->bvec[buf->nr].bv_len = PAGE_SIZE;
 	}
-	buf->nr = nr;
+	buf->bvec[nr - 1].bv_len = len - (nr - 1) * PAGE_SIZE;
 	buf->len = len;
 	return 0;
+}
+
+int iet_buf_alloc(struct iet_buf *buf, u32 len)
+{
+	int ret = iet_buf_reserve(buf, len) ?: iet_buf_grow(buf, len);
+
+	if (ret)
+		iet_buf_free(buf);
+	return ret;
 }
 
 void iet_buf_free(struct iet_buf *buf)
@@ -51,6 +80,7 @@ void iet_buf_free(struct iet_buf *buf)
 	kvfree(buf->bvec);
 	buf->bvec = NULL;
 	buf->nr = 0;
+	buf->cap = 0;
 	buf->len = 0;
 }
 

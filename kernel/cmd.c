@@ -1,21 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Commands: their life from the PDU that creates them to the response that
- * ends them. SCSI Command and Data-Out reception, CmdSN ordering, dispatch
- * to the I/O threads, and the one completion path back to the write thread.
+ * ends them. Allocation and references, the memory they pin, the one
+ * completion path back to the write thread, and teardown.
  */
 #include <linux/slab.h>
-#include <asm/unaligned.h>
+#include <linux/wait_bit.h>
 #include <scsi/scsi_common.h>
 
 #include "iet.h"
 
 static struct kmem_cache *cmd_cache;
+/* Commands alive anywhere: the module goes only once the last is freed. */
+static atomic_t nr_cmds_alive = ATOMIC_INIT(0);
 
 int __init iet_cmd_cache_init(void)
 {
 	cmd_cache = KMEM_CACHE(iet_cmd, 0);
 	return cmd_cache ? 0 : -ENOMEM;
+}
+
+/*
+ * A connection may have been released while commands of its were still in
+ * the backend; they finish on their own (and need iet_wq for it).
+ */
+void iet_cmd_wait_all(void)
+{
+	wait_var_event(&nr_cmds_alive, !atomic_read(&nr_cmds_alive));
 }
 
 void iet_cmd_cache_exit(void)
@@ -29,6 +40,7 @@ struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind)
 
 	if (!cmd)
 		return NULL;
+	atomic_inc(&nr_cmds_alive);
 	kref_init(&cmd->kref);
 	cmd->kind = kind;
 	cmd->conn = conn;
@@ -36,10 +48,11 @@ struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind)
 	INIT_LIST_HEAD(&cmd->tx_entry);
 	INIT_LIST_HEAD(&cmd->io_entry);
 	INIT_LIST_HEAD(&cmd->tmf_entry);
+	INIT_LIST_HEAD(&cmd->mem_entry);
 	cmd->req.status = SAM_STAT_GOOD;
 	kref_get(&conn->kref);
 	atomic_inc(&conn->nr_cmds);
-	if (kind == CMD_SCSI)
+	if (kind == IET_KIND_SCSI)
 		atomic_inc(&conn->nr_scsi);
 	return cmd;
 }
@@ -57,6 +70,86 @@ struct iet_cmd *iet_cmd_alloc_rx(struct iet_conn *conn, enum iet_cmd_kind kind)
 	cmd->cmdsn = be32_to_cpu(cmd->hdr.statsn);	/* CmdSN sits here */
 	cmd->immediate = cmd->hdr.opcode & ISCSI_OP_IMMEDIATE;
 	return cmd;
+}
+
+static void count_pinned(struct iet_cmd *cmd, u32 bytes)
+{
+	cmd->pinned += bytes;
+	atomic_long_add(bytes, &cmd->conn->pinned);
+}
+
+/* A buffer of the command's, counted against its connection's limit. */
+int iet_cmd_buf_alloc(struct iet_cmd *cmd, struct iet_buf *buf, u32 len)
+{
+	int ret = iet_buf_alloc(buf, len);
+
+	if (!ret)
+		count_pinned(cmd, buf->len);
+	return ret;
+}
+
+/*
+ * Grow a SCSI command's buffer to len bytes within its connection's limit
+ * of pinned bytes (a connection that pins nothing may always go on, so
+ * that one command of any size makes progress). Over the limit the
+ * command waits on conn->mem_wait and does `then` once memory of the
+ * connection is freed: -EAGAIN. Out of memory: -ENOMEM.
+ */
+int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len, enum iet_mem_wait then)
+{
+	struct iet_conn *conn = cmd->conn;
+	struct iet_buf *buf = &cmd->req.buf;
+	long pinned = atomic_long_read(&conn->pinned);
+	u32 old = buf->len;
+	int ret;
+
+	if (len <= old)
+		return 0;
+	if (!pinned || pinned + len - old <= IET_CONN_PIN_MAX) {
+		ret = iet_buf_grow(buf, len);
+		count_pinned(cmd, buf->len - old);
+		return ret;
+	}
+	spin_lock(&conn->lock);
+	iet_cmd_get(cmd);
+	cmd->mem_wait = then;
+	list_add_tail(&cmd->mem_entry, &conn->mem_wait);
+	spin_unlock(&conn->lock);
+	/* Pairs with the barrier in cmd_release(): a release since is seen. */
+	smp_mb();
+	if (atomic_long_read(&conn->pinned) + len - old <= IET_CONN_PIN_MAX)
+		iet_conn_mem_kick(conn);
+	return -EAGAIN;
+}
+
+/* Memory was freed (or a waiter aborted): the write thread retries. */
+void iet_conn_mem_kick(struct iet_conn *conn)
+{
+	if (!test_and_set_bit(IET_CF_MEM_KICK, &conn->flags))
+		wake_up_process(conn->tx_thread);
+}
+
+/* In the write thread: everyone waiting for memory has another go. */
+void iet_conn_mem_retry(struct iet_conn *conn)
+{
+	struct iet_cmd *cmd, *tmp;
+	LIST_HEAD(retry);
+
+	clear_bit(IET_CF_MEM_KICK, &conn->flags);
+	spin_lock(&conn->lock);
+	list_splice_init(&conn->mem_wait, &retry);
+	spin_unlock(&conn->lock);
+	list_for_each_entry_safe(cmd, tmp, &retry, mem_entry) {
+		enum iet_mem_wait then = cmd->mem_wait;
+
+		list_del_init(&cmd->mem_entry);
+		cmd->mem_wait = IET_MEM_NO_WAIT;
+		if (then == IET_MEM_WAIT_DISPATCH)
+			iet_cmd_dispatch(cmd);
+		else
+			iet_cmd_queue_tx(cmd);
+		iet_cmd_put(cmd);
+	}
 }
 
 void iet_cmd_get(struct iet_cmd *cmd)
@@ -79,12 +172,26 @@ static void cmd_release(struct kref *kref)
 		iet_lun_put(req->lun);
 	if (cmd->tmf)
 		iet_tmf_release(cmd);
-	if (cmd->kind == CMD_SCSI && atomic_dec_and_test(&conn->nr_scsi))
+	if (cmd->kind == IET_KIND_SCSI && atomic_dec_and_test(&conn->nr_scsi))
 		iet_conn_check_logout(conn);
+	atomic_long_sub(cmd->pinned, &conn->pinned);
 	kmem_cache_free(cmd_cache, cmd);
 	if (atomic_dec_and_test(&conn->nr_cmds))
 		wake_up(&conn->cmds_wq);
+	/*
+	 * Pairs with the barriers of rx_admit() and iet_cmd_buf_grow(): a
+	 * reader held or a command waiting for memory is seen, or sees us.
+	 */
+	smp_mb();
+	if (!list_empty_careful(&conn->mem_wait))
+		iet_conn_mem_kick(conn);
+	if (test_and_clear_bit(IET_CF_RX_HELD, &conn->flags)) {
+		set_bit(IET_CF_RX_READY, &conn->flags);
+		wake_up_process(conn->rx_thread);
+	}
 	iet_conn_put(conn);
+	if (atomic_dec_and_test(&nr_cmds_alive))
+		wake_up_var(&nr_cmds_alive);
 }
 
 void iet_cmd_put(struct iet_cmd *cmd)
@@ -145,7 +252,7 @@ void iet_cmd_queue_tx(struct iet_cmd *cmd)
 
 void iet_reject(struct iet_conn *conn, const struct iscsi_hdr *hdr, u8 reason)
 {
-	struct iet_cmd *cmd = iet_cmd_alloc(conn, CMD_REJECT);
+	struct iet_cmd *cmd = iet_cmd_alloc(conn, IET_KIND_REJECT);
 
 	if (!cmd)
 		return;
@@ -155,415 +262,96 @@ void iet_reject(struct iet_conn *conn, const struct iscsi_hdr *hdr, u8 reason)
 	iet_cmd_put(cmd);
 }
 
-/* The end of every SCSI command: its response may go. */
+/*
+ * The end of every SCSI command, from any context (a bio's end_io too):
+ * it goes to the write thread through a lock-free list, which holds a
+ * reference, so that nothing here can be the last put.
+ */
 void iet_cmd_complete(struct iet_scsi_req *req)
 {
 	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
+	struct iet_conn *conn = cmd->conn;
 
-	iet_scsi_account(&cmd->conn->session->stats, req);
+	iet_scsi_account(&conn->session->stats, req);
 	if (req->lun)
 		iet_scsi_account(&req->lun->stats, req);
-	/* Read by the write thread under conn->lock, via the queueing. */
-	cmd->executed = true;
-	iet_cmd_queue_tx(cmd);
+	iet_cmd_get(cmd);
+	if (!llist_add(&cmd->done_node, &conn->done))
+		return;		/* whoever added the first one woke the drainer */
+	/* Pairs with iet_conn_drain_done(): a drain after release sees it. */
+	if (test_bit(IET_CF_RELEASED, &conn->flags))
+		iet_conn_drain_later(conn);
+	else
+		wake_up_process(conn->tx_thread);
+}
+
+/* In process context: completed commands join the transmit queue. */
+void iet_conn_drain_done(struct iet_conn *conn)
+{
+	struct llist_node *list = llist_del_all(&conn->done);
+	struct iet_cmd *cmd, *tmp;
+
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(cmd, tmp, list, done_node) {
+		spin_lock(&conn->lock);
+		cmd->state = IET_ST_EXECUTED;
+		spin_unlock(&conn->lock);
+		iet_cmd_queue_tx(cmd);
+		iet_cmd_put(cmd);
+	}
+}
+
+/* The backend's end of a command that execute() left asynchronous. */
+void iet_scsi_done(struct iet_scsi_req *req)
+{
+	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
+
+	iet_cmd_complete(req);
+	iet_cmd_put(cmd);	/* the backend's; the list holds another */
+}
+
+/*
+ * The buffer of a new SCSI command. Pages come only for data about to
+ * move: what arrives unsolicited now (it cannot wait), the rest of a
+ * write before its R2T, a read's before it runs. Small SPC replies come
+ * whole.
+ */
+int iet_cmd_buf_prepare(struct iet_cmd *cmd)
+{
+	struct iet_scsi_req *req = &cmd->req;
+	u32 unsol = min(cmd->unsol_len, req->buf_len);
+	u32 old;
+	int ret;
+
+	if (!req->data_out && req->io.op != IET_IO_READ)
+		return iet_cmd_buf_alloc(cmd, &req->buf, req->buf_len);
+	ret = iet_buf_reserve(&req->buf, req->buf_len);
+	if (ret || !req->data_out || !unsol)
+		return ret;
+	old = req->buf.len;
+	ret = iet_buf_grow(&req->buf, unsol);
+	count_pinned(cmd, req->buf.len - old);
+	return ret;
+}
+
+/* Run the command; it completes now or, for I/O, when the backend ends it. */
+void iet_cmd_execute(struct iet_cmd *cmd)
+{
+	iet_cmd_get(cmd);	/* the backend's, should it go asynchronous */
+	if (iet_scsi_execute(&cmd->req) == IET_ASYNC)
+		return;
+	iet_cmd_complete(&cmd->req);
+	iet_cmd_put(cmd);
 }
 
 /* Called by an I/O thread. */
 void iet_io_run(struct iet_cmd *cmd)
 {
-	if (!cmd->aborted)
-		iet_scsi_execute(&cmd->req);
-	iet_cmd_complete(&cmd->req);
-	iet_cmd_put(cmd);
-}
-
-static void cmd_dispatch(struct iet_cmd *cmd)
-{
-	struct iet_scsi_req *req = &cmd->req;
-
-	if (cmd->aborted) {
-		iet_cmd_finish(cmd);
-		return;
-	}
-	if (cmd->digest_error && req->status == SAM_STAT_GOOD) {
-		/* PROTOCOL SERVICE CRC ERROR: the initiator may retry. */
-		iet_scsi_sense(req, ABORTED_COMMAND, 0x47, 0x05);
-	}
-	if (req->status != SAM_STAT_GOOD || !req->execute) {
-		iet_cmd_complete(req);
-	} else if (!req->blocking) {
-		iet_scsi_execute(req);
-		iet_cmd_complete(req);
-	} else if (req->execute_nowait && req->execute_nowait(req) != -EAGAIN) {
-		/* Served from the page cache: no I/O thread, no wait. */
-		iet_cmd_complete(req);
-	} else {
-		iet_cmd_get(cmd);
-		iet_pool_submit(cmd->conn->session->target, cmd);
-	}
-}
-
-/* Runs once both its CmdSN turn has come and all its data is in. */
-static void cmd_try_dispatch(struct iet_cmd *cmd)
-{
-	struct iet_conn *conn = cmd->conn;
-	bool go, r2t;
-
-	spin_lock(&conn->lock);
-	go = cmd->delivered && cmd->data_done && !cmd->dispatched;
-	if (go)
-		cmd->dispatched = true;
-	/* Solicit the rest once the unsolicited part is in. */
-	r2t = !go && cmd->delivered && !cmd->aborted &&
-	      cmd->data_next >= cmd->unsol_len &&
-	      cmd->r2t_next < cmd->want_len &&
-	      cmd->r2t_outstanding < conn->session->keys[IET_KEY_MAX_OUTSTANDING_R2T];
-	spin_unlock(&conn->lock);
-	if (go)
-		cmd_dispatch(cmd);
-	else if (r2t)
-		iet_cmd_queue_tx(cmd);
-}
-
-void iet_cmd_deliver(struct iet_cmd *cmd)
-{
-	struct iet_conn *conn = cmd->conn;
-
-	if (cmd->reject_reason) {
-		iet_reject(conn, &cmd->hdr, cmd->reject_reason);
-		iet_cmd_finish(cmd);
-		return;
-	}
-	switch (cmd->kind) {
-	case CMD_SCSI:
-		spin_lock(&conn->lock);
-		cmd->delivered = true;
-		spin_unlock(&conn->lock);
-		cmd_try_dispatch(cmd);
-		break;
-	case CMD_TMF:
-		iet_tmf_execute(cmd);
-		break;
-	case CMD_LOGOUT:
-		iet_logout_execute(cmd);
-		break;
-	case CMD_TEXT:
-		iet_text_execute(cmd);
-		break;
-	case CMD_NOP:
-		iet_cmd_queue_tx(cmd);
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * Deliver commands in CmdSN order (RFC 7143 4.2.2.1). Immediate commands
- * go at once; those ahead of a gap wait in session->pending; those outside
- * the window are dropped.
- */
-void iet_cmd_sequence(struct iet_cmd *cmd)
-{
-	struct iet_session *session = cmd->conn->session;
-	struct iet_cmd *next, *pos;
-
-	if (cmd->immediate) {
-		/*
-		 * Immediate commands bypass the window; a peer may not use
-		 * them to queue without bound (RFC 7143 11.17.1, reason 6).
-		 */
-		if (atomic_inc_return(&session->immediate) >
-		    session->queued_cmds) {
-			atomic_dec(&session->immediate);
-			iet_reject(cmd->conn, &cmd->hdr,
-				   ISCSI_REASON_IMM_CMD_REJECT);
-			iet_cmd_finish(cmd);
-			return;
-		}
-		cmd->counted_immediate = true;
-		iet_cmd_deliver(cmd);
-		return;
-	}
-	spin_lock(&session->lock);
-	if (cmd->cmdsn != session->exp_cmdsn) {
-		bool ok = iscsi_sna_gt(cmd->cmdsn, session->exp_cmdsn) &&
-			  iscsi_sna_lte(cmd->cmdsn, session->max_cmdsn);
-
-		/* Keep the queue sorted; a CmdSN seen twice is dropped. */
-		list_for_each_entry(pos, &session->pending, pending) {
-			if (pos->cmdsn == cmd->cmdsn)
-				ok = false;
-			if (iscsi_sna_gt(pos->cmdsn, cmd->cmdsn))
-				break;
-		}
-		if (ok) {
-			iet_cmd_get(cmd);
-			list_add_tail(&cmd->pending, &pos->pending);
-		}
-		spin_unlock(&session->lock);
-		if (!ok) {
-			pr_debug("session %#llx: CmdSN %u outside [%u, %u], dropped\n",
-				 session->sid, cmd->cmdsn, session->exp_cmdsn,
-				 session->max_cmdsn);
-			iet_cmd_finish(cmd);
-		}
-		return;
-	}
-	session->exp_cmdsn++;
-	session->in_flight++;
-	cmd->counted = true;
-	spin_unlock(&session->lock);
-	iet_cmd_deliver(cmd);
-
-	for (;;) {
-		spin_lock(&session->lock);
-		next = list_first_entry_or_null(&session->pending,
-						struct iet_cmd, pending);
-		if (!next || next->cmdsn != session->exp_cmdsn) {
-			spin_unlock(&session->lock);
-			return;
-		}
-		list_del_init(&next->pending);
-		session->exp_cmdsn++;
-		session->in_flight++;
-		next->counted = true;
-		spin_unlock(&session->lock);
-		iet_cmd_deliver(next);
-		iet_cmd_put(next);
-	}
-}
-
-/* ---- SCSI Command PDUs ------------------------------------------------- */
-
-/* The Extended CDB AHS carries CDB bytes beyond the sixteenth. */
-static int parse_ahs(struct iet_cmd *cmd, const u8 *ahs, u32 len)
-{
-	while (len >= 4) {
-		u16 alen = get_unaligned_be16(ahs);
-		u8 type = ahs[2];
-		u32 total = ALIGN(alen + 3, 4);
-
-		if (total > len)
-			return -EINVAL;
-		if (type == ISCSI_AHSTYPE_CDB) {
-			/* alen counts the reserved byte before the CDB. */
-			if (alen < 2 || alen - 1 > IET_CDB_MAX - ISCSI_CDB_SIZE)
-				return -EINVAL;
-			memcpy(cmd->req.cdb + ISCSI_CDB_SIZE, ahs + 4, alen - 1);
-		} else if (type == ISCSI_AHSTYPE_RLENGTH) {
-			cmd->bidi = true;
-		} else {
-			return -EINVAL;
-		}
-		ahs += total;
-		len -= total;
-	}
-	return len ? -EINVAL : 0;
-}
-
-static u8 scsi_cmd_check(struct iet_conn *conn, struct iet_cmd *cmd)
-{
-	struct iscsi_scsi_req *hdr = (struct iscsi_scsi_req *)&cmd->hdr;
-	const u32 *keys = conn->session->keys;
-	struct iet_scsi_req *req = &cmd->req;
-	u32 dlen = conn->rx.dlen;
-
-	if (cmd->hdr.itt == RESERVED_ITT ||
-	    parse_ahs(cmd, conn->rx.ahs, conn->rx.ahs_len))
-		return ISCSI_REASON_PROTOCOL_ERROR;
-	if (dlen && (!req->want_write || dlen > req->edtl ||
-		     !keys[IET_KEY_IMMEDIATE_DATA] ||
-		     dlen > keys[IET_KEY_FIRST_BURST]))
-		return ISCSI_REASON_PROTOCOL_ERROR;
-	if (!(hdr->flags & ISCSI_FLAG_CMD_FINAL) &&
-	    (keys[IET_KEY_INITIAL_R2T] || !req->want_write))
-		return ISCSI_REASON_PROTOCOL_ERROR;
-	return 0;
-}
-
-int iet_scsi_cmd_start(struct iet_conn *conn)
-{
-	struct iscsi_scsi_req *hdr = (struct iscsi_scsi_req *)&conn->rx.bhs;
-	struct iet_session *session = conn->session;
-	const u32 *keys = session->keys;
-	struct iet_rx *rx = &conn->rx;
-	struct iet_scsi_req *req;
-	struct iet_cmd *cmd;
-	u32 lun_id;
-	int ret;
-
-	cmd = iet_cmd_alloc_rx(conn, CMD_SCSI);
-	if (!cmd)
-		return -ENOMEM;
-	rx->cmd = cmd;
-	req = &cmd->req;
-	req->nexus = session;
-	req->edtl = be32_to_cpu(hdr->data_length);
-	req->want_read = hdr->flags & ISCSI_FLAG_CMD_READ;
-	req->want_write = hdr->flags & ISCSI_FLAG_CMD_WRITE;
-	memcpy(req->cdb, hdr->cdb, ISCSI_CDB_SIZE);
-	lun_id = scsilun_to_int(&hdr->lun);
-	req->lun_id = lun_id;
-	if (lun_id <= IET_LUN_MAX)
-		req->lun = iet_lun_get(session->target, lun_id);
-
-	cmd->reject_reason = scsi_cmd_check(conn, cmd);
-	if (cmd->reject_reason)
-		return 0;	/* its data is read and dropped */
-
-	cmd->unsol_len = hdr->flags & ISCSI_FLAG_CMD_FINAL ? rx->dlen :
-			 max(min(keys[IET_KEY_FIRST_BURST], req->edtl),
-			     rx->dlen);
-	if (cmd->bidi || (req->want_read && req->want_write))
-		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
+	if (cmd->aborted)
+		iet_cmd_complete(&cmd->req);
 	else
-		iet_scsi_parse(req);
-	if (req->status == SAM_STAT_GOOD && req->buf_len &&
-	    iet_buf_alloc(&req->buf, req->buf_len)) {
-		/* Out of memory for now: the initiator retries. */
-		req->status = SAM_STAT_BUSY;
-		req->execute = NULL;
-	}
-	if (req->status == SAM_STAT_GOOD && req->data_out && req->want_write)
-		cmd->want_len = min(req->edtl, req->buf.len);
-	cmd->r2t_next = cmd->unsol_len;
-	cmd->seq_end = cmd->unsol_len;
-	if (cmd->want_len > cmd->unsol_len)
-		cmd->ttt = iet_next_ttt(conn);
-
-	ret = xa_insert(&conn->cmds, cmd->itt, cmd, GFP_NOIO);
-	if (ret == -EBUSY) {
-		cmd->reject_reason = ISCSI_REASON_TASK_IN_PROGRESS;
-		return 0;
-	}
-	if (ret)
-		return ret;
-	iet_cmd_get(cmd);
-	cmd->in_table = true;
-
-	rx->dbuf = &req->buf;
-	rx->dkeep = min(rx->dlen, cmd->want_len);
-	return 0;
-}
-
-static void data_check_done(struct iet_cmd *cmd)
-{
-	spin_lock(&cmd->conn->lock);
-	if (cmd->data_next >= max(cmd->unsol_len, cmd->want_len))
-		cmd->data_done = true;
-	spin_unlock(&cmd->conn->lock);
-}
-
-int iet_scsi_cmd_end(struct iet_conn *conn)
-{
-	struct iet_cmd *cmd = conn->rx.cmd;
-
-	conn->rx.cmd = NULL;
-	if (conn->rx.digest_error)
-		cmd->digest_error = true;
-	cmd->data_next = conn->rx.dlen;
-	data_check_done(cmd);
-	iet_cmd_sequence(cmd);
+		iet_cmd_execute(cmd);
 	iet_cmd_put(cmd);
-	return 0;
-}
-
-/* ---- Data-Out PDUs ----------------------------------------------------- */
-
-/* Checks a Data-Out against what its command expects; under conn->lock. */
-static bool data_out_valid(struct iet_conn *conn, struct iet_cmd *cmd,
-			   const struct iscsi_data *hdr, u32 dlen)
-{
-	u32 offset = be32_to_cpu(hdr->offset);
-	u32 ttt = be32_to_cpu(hdr->ttt);
-	u32 end = offset + dlen;
-
-	if (offset != cmd->data_next || end < offset ||
-	    be32_to_cpu(hdr->datasn) != cmd->exp_datasn)
-		return false;
-	if (ttt == ISCSI_RESERVED_TAG)
-		return end <= cmd->unsol_len;
-	/* Solicited: inside what the R2Ts sent so far asked for. */
-	return cmd->ttt && ttt == cmd->ttt && offset >= cmd->unsol_len &&
-	       end <= cmd->r2t_next;
-}
-
-int iet_data_out_start(struct iet_conn *conn)
-{
-	struct iscsi_data *hdr = (struct iscsi_data *)&conn->rx.bhs;
-	struct iet_rx *rx = &conn->rx;
-	struct iet_cmd *cmd;
-	u32 offset = be32_to_cpu(hdr->offset);
-	bool valid;
-
-	cmd = iet_cmd_find(conn, (__force u32)hdr->itt);
-	if (!cmd) {
-		/* Data of a task ended by task management: drop it. */
-		pr_debug("cid %u: Data-Out for unknown ITT %#x\n", conn->cid,
-			 (__force u32)hdr->itt);
-		return 0;
-	}
-	spin_lock(&conn->lock);
-	valid = data_out_valid(conn, cmd, hdr, rx->dlen);
-	if (valid && cmd->exp_datasn == 0 && offset >= cmd->unsol_len)
-		cmd->seq_end = min(offset + conn->session->keys[IET_KEY_MAX_BURST],
-				   cmd->want_len);
-	spin_unlock(&conn->lock);
-	if (!valid) {
-		pr_notice_ratelimited("cid %u: Data-Out ITT %#x offset %u len %u DataSN %u out of sequence\n",
-				      conn->cid, cmd->itt, offset, rx->dlen,
-				      be32_to_cpu(hdr->datasn));
-		iet_reject(conn, &rx->bhs, ISCSI_REASON_PROTOCOL_ERROR);
-		iet_cmd_put(cmd);
-		return 0;
-	}
-	rx->cmd = cmd;
-	if (offset < cmd->want_len) {
-		rx->dbuf = &cmd->req.buf;
-		rx->doff = offset;
-		rx->dkeep = min(rx->dlen, cmd->want_len - offset);
-	}
-	return 0;
-}
-
-int iet_data_out_end(struct iet_conn *conn)
-{
-	struct iscsi_data *hdr = (struct iscsi_data *)&conn->rx.bhs;
-	struct iet_cmd *cmd = conn->rx.cmd;
-	bool final = hdr->flags & ISCSI_FLAG_CMD_FINAL;
-	bool seq_done, bad;
-
-	conn->rx.cmd = NULL;
-	if (!cmd)
-		return 0;
-	if (conn->rx.digest_error)
-		cmd->digest_error = true;
-
-	spin_lock(&conn->lock);
-	cmd->data_next += conn->rx.dlen;
-	cmd->exp_datasn++;
-	seq_done = cmd->data_next >= cmd->seq_end;
-	/* The F bit ends a sequence, exactly where the sequence ends. */
-	bad = final != seq_done;
-	if (seq_done) {
-		cmd->exp_datasn = 0;
-		if (cmd->seq_end > cmd->unsol_len && cmd->r2t_outstanding)
-			cmd->r2t_outstanding--;
-	}
-	spin_unlock(&conn->lock);
-	if (bad) {
-		pr_notice_ratelimited("cid %u: ITT %#x: F bit %s at offset %u\n",
-				      conn->cid, cmd->itt,
-				      final ? "early" : "missing",
-				      cmd->data_next);
-		if (final)
-			cmd->digest_error = true;	/* the data is short */
-	}
-	data_check_done(cmd);
-	cmd_try_dispatch(cmd);
-	iet_cmd_put(cmd);
-	return 0;
 }
 
 /* ---- teardown ---------------------------------------------------------- */
@@ -580,6 +368,11 @@ void iet_cmd_release_tables(struct iet_conn *conn)
 	list_splice_init(&conn->tx_queue, &drop);
 	list_for_each_entry(cmd, &drop, tx_entry)
 		cmd->queued = false;
+	list_for_each_entry_safe(cmd, tmp, &conn->mem_wait, mem_entry) {
+		list_del_init(&cmd->mem_entry);
+		cmd->mem_wait = IET_MEM_NO_WAIT;
+		list_add_tail(&cmd->tx_entry, &drop);
+	}
 	if (conn->logout) {
 		list_add_tail(&conn->logout->tx_entry, &drop);
 		conn->logout = NULL;
@@ -601,8 +394,19 @@ void iet_cmd_release_tables(struct iet_conn *conn)
 		iet_cmd_put(cmd);
 	}
 
-	xa_for_each(&conn->cmds, index, cmd)
-		iet_cmd_finish(cmd);
+	/*
+	 * Each command is taken out of the table under its lock, so that the
+	 * table's reference is dropped once, whoever else (a LUN reset from
+	 * another session) is ending it at the same time.
+	 */
+	xa_lock(&conn->cmds);
+	xa_for_each(&conn->cmds, index, cmd) {
+		__xa_erase(&conn->cmds, index);
+		xa_unlock(&conn->cmds);
+		iet_cmd_put(cmd);
+		xa_lock(&conn->cmds);
+	}
+	xa_unlock(&conn->cmds);
 
 	if (conn->rx.cmd) {
 		iet_cmd_put(conn->rx.cmd);

@@ -17,6 +17,23 @@ static struct workqueue_struct *iet_wq;
 /* How long a logged-out connection may linger before it is cut. */
 #define LOGOUT_LINGER	(5 * HZ)
 
+/*
+ * How long a closing connection waits for commands still in the backend.
+ * Past it the connection and its session are released anyway: the commands
+ * keep what they use referenced and their completions are dropped.
+ */
+#define RELEASE_WAIT	(30 * HZ)
+
+/*
+ * A dead peer is found by TCP even without NOP-In pings: keepalive probes
+ * after a minute of silence, and unacknowledged data (or a window that
+ * stays shut) gives up after two minutes.
+ */
+#define KEEPALIVE_IDLE		60	/* seconds */
+#define KEEPALIVE_INTVL		10
+#define KEEPALIVE_CNT		6
+#define USER_TIMEOUT_MS		(120 * 1000)
+
 struct iet_conn *iet_conn_lookup(struct iet_session *session, u16 cid)
 {
 	struct iet_conn *conn;
@@ -32,6 +49,8 @@ static void conn_free(struct kref *kref)
 {
 	struct iet_conn *conn = container_of(kref, struct iet_conn, kref);
 
+	put_task_struct(conn->rx_thread);
+	put_task_struct(conn->tx_thread);
 	fput(conn->file);
 	iet_session_put(conn->session);
 	kfree(conn->scratch);
@@ -52,7 +71,7 @@ static void conn_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	conn = sk->sk_user_data;
 	if (conn) {
-		set_bit(CONN_RX_READY, &conn->flags);
+		set_bit(IET_CF_RX_READY, &conn->flags);
 		wake_up_process(conn->rx_thread);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -67,7 +86,7 @@ static void conn_state_change(struct sock *sk)
 	conn = sk->sk_user_data;
 	if (conn) {
 		saved = conn->saved_state_change;
-		set_bit(CONN_RX_READY, &conn->flags);
+		set_bit(IET_CF_RX_READY, &conn->flags);
 		wake_up_process(conn->rx_thread);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -83,7 +102,7 @@ static void conn_write_space(struct sock *sk)
 	conn = sk->sk_user_data;
 	if (conn && sk_stream_is_writeable(sk)) {
 		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
-		set_bit(CONN_TX_READY, &conn->flags);
+		set_bit(IET_CF_TX_READY, &conn->flags);
 		wake_up_process(conn->tx_thread);
 	}
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -98,7 +117,7 @@ void iet_conn_wake_tx(struct iet_conn *conn)
 /* Start an orderly teardown of this connection only. */
 void iet_conn_close(struct iet_conn *conn)
 {
-	if (test_and_set_bit(CONN_CLOSING, &conn->flags))
+	if (test_and_set_bit(IET_CF_CLOSING, &conn->flags))
 		return;
 	queue_work(iet_wq, &conn->release_work);
 }
@@ -109,7 +128,7 @@ void iet_conn_close(struct iet_conn *conn)
  */
 void iet_conn_fail(struct iet_conn *conn)
 {
-	set_bit(CONN_FAILED, &conn->flags);
+	set_bit(IET_CF_FAILED, &conn->flags);
 	iet_conn_close(conn);
 }
 
@@ -123,7 +142,7 @@ static void conn_timer(struct timer_list *t)
 
 	if (iet_stopping(conn))
 		return;
-	if (test_bit(CONN_LOGGED_OUT, &conn->flags)) {
+	if (test_bit(IET_CF_LOGGED_OUT, &conn->flags)) {
 		if (time_after(now, conn->logout_time + LOGOUT_LINGER)) {
 			iet_conn_close(conn);
 			return;
@@ -144,7 +163,7 @@ static void conn_timer(struct timer_list *t)
 		if (answered &&
 		    time_after(now, last_rx + conn->nop_interval * HZ) &&
 		    time_after(now, sent + conn->nop_interval * HZ) &&
-		    !test_and_set_bit(CONN_NOP_DUE, &conn->flags))
+		    !test_and_set_bit(IET_CF_NOP_DUE, &conn->flags))
 			wake_up_process(conn->tx_thread);
 	}
 	mod_timer(&conn->timer, now + HZ);
@@ -192,7 +211,7 @@ static void conn_release(struct work_struct *work)
 	struct iet_target *target = session->target;
 	bool last;
 
-	if (test_bit(CONN_FAILED, &conn->flags))
+	if (test_bit(IET_CF_FAILED, &conn->flags))
 		iet_session_close(session);
 
 	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
@@ -204,10 +223,19 @@ static void conn_release(struct work_struct *work)
 	spin_unlock(&conn->lock);
 	kthread_stop(conn->rx_thread);
 	kthread_stop(conn->tx_thread);
+	/* Completions from now on are drained by a work item. */
+	set_bit(IET_CF_RELEASED, &conn->flags);
+	/* Pairs with llist_add() in iet_cmd_complete(): see it or be seen. */
+	smp_mb__after_atomic();
+	iet_conn_drain_done(conn);
 
 	iet_cmd_release_tables(conn);
-	/* Commands still in the I/O pool end on their own. */
-	wait_event(conn->cmds_wq, !atomic_read(&conn->nr_cmds));
+	/* Commands still in the backend end on their own; wait a while. */
+	if (!wait_event_timeout(conn->cmds_wq, !atomic_read(&conn->nr_cmds),
+				RELEASE_WAIT))
+		pr_notice("target %u session %#llx cid %u: %d commands still in the backend after %u s; released without them\n",
+			  target->tid, session->sid, conn->cid,
+			  atomic_read(&conn->nr_cmds), RELEASE_WAIT / HZ);
 
 	mutex_lock(&target->lock);
 	list_del(&conn->list);
@@ -224,6 +252,17 @@ static void conn_release(struct work_struct *work)
 		iet_session_put(session);	/* the target's list */
 	}
 	iet_conn_put(conn);			/* the session's list */
+}
+
+static void conn_drain_work(struct work_struct *work)
+{
+	iet_conn_drain_done(container_of(work, struct iet_conn, done_work));
+}
+
+/* A completion after the write thread is gone: drained by a work item. */
+void iet_conn_drain_later(struct iet_conn *conn)
+{
+	queue_work(iet_wq, &conn->done_work);
 }
 
 static int conn_check_socket(struct socket *sock, struct netlink_ext_ack *extack)
@@ -250,19 +289,52 @@ static void conn_set_keys(struct iet_conn *conn)
 	conn->max_xmit_dsl = conn->keys[IET_KEY_MAX_XMIT_DSL];
 }
 
-static int conn_start_threads(struct iet_conn *conn, u32 tid)
+/*
+ * The threads are created, not started: a socket callback or the end of
+ * iet_conn_add() wakes them. Their task structs are held as long as the
+ * connection, so a late wake-up never touches a task that has exited.
+ */
+static int conn_create_threads(struct iet_conn *conn, u32 tid)
 {
-	conn->rx_thread = kthread_create(iet_rx_thread, conn, "iet_rx/%u.%u",
-					 tid, conn->serial);
-	if (IS_ERR(conn->rx_thread))
-		return PTR_ERR(conn->rx_thread);
-	conn->tx_thread = kthread_create(iet_tx_thread, conn, "iet_tx/%u.%u",
-					 tid, conn->serial);
-	if (IS_ERR(conn->tx_thread)) {
-		kthread_stop(conn->rx_thread);
-		return PTR_ERR(conn->tx_thread);
+	struct task_struct *rx, *tx;
+
+	rx = kthread_create(iet_rx_thread, conn, "iet_rx/%u.%u", tid,
+			    conn->serial);
+	if (IS_ERR(rx))
+		return PTR_ERR(rx);
+	tx = kthread_create(iet_tx_thread, conn, "iet_tx/%u.%u", tid,
+			    conn->serial);
+	if (IS_ERR(tx)) {
+		kthread_stop(rx);
+		return PTR_ERR(tx);
 	}
+	get_task_struct(rx);
+	get_task_struct(tx);
+	conn->rx_thread = rx;
+	conn->tx_thread = tx;
 	return 0;
+}
+
+static void conn_destroy_threads(struct iet_conn *conn)
+{
+	kthread_stop(conn->rx_thread);
+	kthread_stop(conn->tx_thread);
+	put_task_struct(conn->rx_thread);
+	put_task_struct(conn->tx_thread);
+}
+
+/* Everything the socket needs before anybody can use the connection. */
+static void conn_setup_socket(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	tcp_sock_set_nodelay(sk);
+	sock_set_keepalive(sk);
+	tcp_sock_set_keepidle(sk, KEEPALIVE_IDLE);
+	tcp_sock_set_keepintvl(sk, KEEPALIVE_INTVL);
+	tcp_sock_set_keepcnt(sk, KEEPALIVE_CNT);
+	tcp_sock_set_user_timeout(sk, USER_TIMEOUT_MS);
+	sk->sk_allocation = GFP_NOIO;
 }
 
 /*
@@ -304,9 +376,12 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 	conn->last_rx = jiffies;
 	spin_lock_init(&conn->lock);
 	INIT_LIST_HEAD(&conn->tx_queue);
+	INIT_LIST_HEAD(&conn->mem_wait);
 	xa_init(&conn->cmds);
 	init_waitqueue_head(&conn->cmds_wq);
 	INIT_WORK(&conn->release_work, conn_release);
+	INIT_WORK(&conn->done_work, conn_drain_work);
+	init_llist_head(&conn->done);
 	timer_setup(&conn->timer, conn_timer, 0);
 	memcpy(conn->keys, session->keys, sizeof(conn->keys));
 	ret = iet_parse_params(keys, conn->keys, IET_KEY_MAX, iet_key_policy,
@@ -327,7 +402,17 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 		goto out_conn;
 	}
 
+	conn_setup_socket(sock);
+
+	/*
+	 * Publish last: once the socket is claimed and the connection listed,
+	 * the initiator's first PDU (a Logout, say) can run the whole teardown
+	 * before this function returns. Our own reference keeps conn alive
+	 * until then, and everything it needs is set up before.
+	 */
+	kref_get(&conn->kref);
 	mutex_lock(&target->lock);
+	conn->max_cmds = IET_CONN_CMDS(session->queued_cmds);
 	conn->nop_interval = target->tparams[IET_TP_NOP_INTERVAL];
 	conn->nop_timeout = target->tparams[IET_TP_NOP_TIMEOUT];
 	conn->serial = atomic_inc_return(&target->conn_serial);
@@ -343,7 +428,7 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 		NL_SET_ERR_MSG(extack, "the session has MaxConnections");
 		ret = -EBUSY;
 	} else {
-		ret = conn_start_threads(conn, target->tid);
+		ret = conn_create_threads(conn, target->tid);
 	}
 	if (ret) {
 		mutex_unlock(&target->lock);
@@ -351,29 +436,28 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 	}
 	kref_get(&session->kref);
 	conn->session = session;
+	mod_timer(&conn->timer, jiffies + HZ);
 	ret = conn_claim_socket(conn);
 	if (ret) {
 		mutex_unlock(&target->lock);
 		NL_SET_ERR_MSG(extack, "the socket is in use");
-		kthread_stop(conn->rx_thread);
-		kthread_stop(conn->tx_thread);
+		del_timer_sync(&conn->timer);
+		conn_destroy_threads(conn);
 		iet_session_put(session);
 		goto out_conn;
 	}
 	list_add_tail(&conn->list, &session->conns);
-	mutex_unlock(&target->lock);
-
-	tcp_sock_set_nodelay(sock->sk);
-	sock->sk->sk_allocation = GFP_NOIO;
 	/* Data may have arrived before the callbacks were ours. */
-	set_bit(CONN_RX_READY, &conn->flags);
+	set_bit(IET_CF_RX_READY, &conn->flags);
 	wake_up_process(conn->rx_thread);
 	wake_up_process(conn->tx_thread);
-	mod_timer(&conn->timer, jiffies + HZ);
+	mutex_unlock(&target->lock);
+
 	pr_info("target %u session %#llx cid %u: %pISp%s%s\n", target->tid,
 		session->sid, cid, &conn->peer,
 		conn->hdigest ? " hdigest" : "",
 		conn->ddigest ? " ddigest" : "");
+	iet_conn_put(conn);
 	return 0;
 
 out_conn:
@@ -387,7 +471,8 @@ out_sock:
 
 int __init iet_conn_init(void)
 {
-	iet_wq = alloc_workqueue("iet", WQ_UNBOUND, 0);
+	/* Releasing a connection frees memory: it must run under pressure. */
+	iet_wq = alloc_workqueue("iet", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	return iet_wq ? 0 : -ENOMEM;
 }
 

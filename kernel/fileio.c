@@ -7,20 +7,70 @@
 #include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/slab.h>
 #include <linux/uio.h>
 
 #include "iet.h"
 
+/*
+ * A writeback error is reported once per open file (errseq): were every
+ * I/O thread to sync through one struct file, thread B's sync could take
+ * the EIO of thread A's write and A would answer GOOD. So each stable write
+ * and each flush borrows an open file of its own from a small stack of
+ * them, and an error reaches every writer whose sync could have lost data.
+ */
+struct fileio {
+	struct file *file;		/* reads, and what the others reopen */
+	spinlock_t lock;		/* protects spare and nr_spare */
+	unsigned int nr_spare;
+	struct file *spare[IET_MAX_WTHREADS];
+};
+
+static struct file *fileio_file(struct iet_lun *lun)
+{
+	return ((struct fileio *)lun->private)->file;
+}
+
+static struct file *handle_get(struct fileio *fio)
+{
+	struct file *file = NULL;
+
+	spin_lock(&fio->lock);
+	if (fio->nr_spare)
+		file = fio->spare[--fio->nr_spare];
+	spin_unlock(&fio->lock);
+	if (file)
+		return file;
+	return dentry_open(&fio->file->f_path, fio->file->f_flags,
+			   fio->file->f_cred);
+}
+
+static void handle_put(struct fileio *fio, struct file *file)
+{
+	spin_lock(&fio->lock);
+	if (fio->nr_spare < ARRAY_SIZE(fio->spare)) {
+		fio->spare[fio->nr_spare++] = file;
+		file = NULL;
+	}
+	spin_unlock(&fio->lock);
+	if (file)
+		fput(file);
+}
+
 static int fileio_attach(struct iet_lun *lun, const char *path)
 {
 	int flags = lun->iomode == IET_IOMODE_RO ? O_RDONLY : O_RDWR;
+	struct fileio *fio;
 	struct inode *inode;
 	struct file *file;
 	loff_t size;
 
 	if (!path || !path[0])
 		return -EINVAL;
-	file = filp_open(path, flags | O_LARGEFILE, 0);
+	/* Reads never touch atime: no journal handle in the read thread. */
+	file = filp_open(path, flags | O_LARGEFILE | O_NOATIME, 0);
+	if (PTR_ERR(file) == -EPERM)	/* O_NOATIME needs the owner */
+		file = filp_open(path, flags | O_LARGEFILE, 0);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	/* For a block device, the mapping's host is the device's inode. */
@@ -39,24 +89,38 @@ static int fileio_attach(struct iet_lun *lun, const char *path)
 		filp_close(file, NULL);
 		return -ENOSPC;
 	}
+	fio = kzalloc(sizeof(*fio), GFP_KERNEL);
+	if (!fio) {
+		filp_close(file, NULL);
+		return -ENOMEM;
+	}
+	spin_lock_init(&fio->lock);
+	fio->file = file;
 	lun->blocks = size >> lun->blkbits;
-	lun->private = file;
+	lun->private = fio;
 	return 0;
 }
 
 static void fileio_detach(struct iet_lun *lun)
 {
-	filp_close(lun->private, NULL);
+	struct fileio *fio = lun->private;
+
+	while (fio->nr_spare)
+		fput(fio->spare[--fio->nr_spare]);
+	filp_close(fio->file, NULL);
+	kfree(fio);
 }
 
-static int fileio_read(struct iet_lun *lun, struct iet_buf *buf, u32 len,
-		       loff_t pos)
+/* The rest of the read, from where a cached read stopped. */
+static int fileio_read(struct iet_lun *lun, struct iet_scsi_req *req)
 {
-	struct file *file = lun->private;
+	struct file *file = fileio_file(lun);
+	loff_t pos = req->io.pos + req->io.done;
 	struct iov_iter iter;
 	ssize_t ret;
 
-	iet_buf_iter(buf, &iter, ITER_DEST, 0, len);
+	iet_buf_iter(&req->buf, &iter, ITER_DEST, req->io.done,
+		     req->io.len - req->io.done);
 	while (iov_iter_count(&iter)) {
 		ret = vfs_iter_read(file, &iter, &pos, 0);
 		if (ret < 0)
@@ -67,32 +131,49 @@ static int fileio_read(struct iet_lun *lun, struct iet_buf *buf, u32 len,
 	return 0;
 }
 
-/* Only what the page cache holds: a read thread must never wait for a disk. */
-static int fileio_read_nowait(struct iet_lun *lun, struct iet_buf *buf,
-			      u32 len, loff_t pos)
+/*
+ * What the page cache holds, without ever sleeping: IOCB_NOWAIT does not
+ * wait for locks or pages, IOCB_NOIO starts no readahead or other I/O, and
+ * the file is O_NOATIME, so no journal handle is opened either.
+ */
+static int fileio_read_cached(struct iet_lun *lun, struct iet_scsi_req *req)
 {
+	struct file *file = fileio_file(lun);
 	struct iov_iter iter;
+	struct kiocb kiocb;
 	ssize_t ret;
 
-	iet_buf_iter(buf, &iter, ITER_DEST, 0, len);
-	ret = vfs_iter_read(lun->private, &iter, &pos, RWF_NOWAIT);
-	if (ret == len)
+	init_sync_kiocb(&kiocb, file);
+	kiocb.ki_flags |= IOCB_NOWAIT | IOCB_NOIO;
+	kiocb.ki_pos = req->io.pos + req->io.done;
+	iet_buf_iter(&req->buf, &iter, ITER_DEST, req->io.done,
+		     req->io.len - req->io.done);
+	ret = file->f_op->read_iter(&kiocb, &iter);
+	if (ret > 0)
+		req->io.done += ret;
+	if (req->io.done == req->io.len)
 		return 0;
-	/* Partly cached, not cached, or no RWF_NOWAIT here: try it all later. */
 	return ret < 0 && ret != -EAGAIN && ret != -EOPNOTSUPP ? ret : -EAGAIN;
 }
 
-static int fileio_write(struct iet_lun *lun, struct iet_buf *buf, u32 len,
-			loff_t pos, bool stable)
+static int fileio_write(struct iet_lun *lun, struct iet_scsi_req *req)
 {
-	struct file *file = lun->private;
+	struct fileio *fio = lun->private;
+	struct file *file = fio->file;
+	loff_t pos = req->io.pos;
 	struct iov_iter iter;
 	ssize_t ret = 0;
 
-	iet_buf_iter(buf, &iter, ITER_SOURCE, 0, len);
+	if (req->io.stable) {
+		file = handle_get(fio);
+		if (IS_ERR(file))
+			return PTR_ERR(file);
+	}
+	iet_buf_iter(&req->buf, &iter, ITER_SOURCE, 0, req->io.len);
 	file_start_write(file);
 	while (iov_iter_count(&iter)) {
-		ret = vfs_iter_write(file, &iter, &pos, stable ? RWF_DSYNC : 0);
+		ret = vfs_iter_write(file, &iter, &pos,
+				     req->io.stable ? RWF_DSYNC : 0);
 		if (ret < 0)
 			break;
 		if (!ret) {
@@ -101,24 +182,55 @@ static int fileio_write(struct iet_lun *lun, struct iet_buf *buf, u32 len,
 		}
 	}
 	file_end_write(file);
+	if (req->io.stable)
+		handle_put(fio, file);
 	return ret < 0 ? ret : 0;
 }
 
-static int fileio_flush(struct iet_lun *lun, loff_t pos, loff_t len)
+static int fileio_flush(struct iet_lun *lun, struct iet_scsi_req *req)
 {
-	loff_t end = len == LLONG_MAX || pos + len < pos ? LLONG_MAX :
-		     pos + len - 1;
+	struct fileio *fio = lun->private;
+	loff_t pos = req->io.pos, end = LLONG_MAX;
+	struct file *file;
+	int ret;
 
-	return vfs_fsync_range(lun->private, pos, end, 1);
+	if (req->io.len && pos + req->io.len > pos)
+		end = pos + req->io.len - 1;
+	file = handle_get(fio);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = vfs_fsync_range(file, pos, end, 1);
+	handle_put(fio, file);
+	return ret;
+}
+
+/* In an I/O thread: synchronous VFS I/O, the seed design. */
+static void fileio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
+{
+	int ret = -EINVAL;
+
+	switch (req->io.op) {
+	case IET_IO_READ:
+		ret = fileio_read(lun, req);
+		break;
+	case IET_IO_WRITE:
+		ret = fileio_write(lun, req);
+		break;
+	case IET_IO_FLUSH:
+		ret = fileio_flush(lun, req);
+		break;
+	case IET_IO_NONE:
+		break;
+	}
+	iet_scsi_io_done(req, ret);
 }
 
 const struct iet_backend_ops iet_fileio_ops = {
 	.name = "fileio",
 	.type = IET_LUN_FILEIO,
+	.blocking = true,
 	.attach = fileio_attach,
 	.detach = fileio_detach,
-	.read = fileio_read,
-	.read_nowait = fileio_read_nowait,
-	.write = fileio_write,
-	.flush = fileio_flush,
+	.submit = fileio_submit,
+	.read_cached = fileio_read_cached,
 };

@@ -10,6 +10,7 @@
 #include <linux/bvec.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
@@ -19,6 +20,7 @@
 #include <linux/xarray.h>
 #include <net/netlink.h>
 #include <scsi/iscsi_proto.h>
+#include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
 #include <linux/iet.h>
 
@@ -27,22 +29,33 @@
 #define IET_MAX_AHS		1020		/* 255 words */
 #define IET_CDB_MAX		32		/* 16 + extended CDB AHS */
 #define IET_SENSE_MAX		96
+#define IET_TEXT_MAX		8192		/* a Text Request in full feature phase */
+#define IET_CACHED_READ_MAX	(128U << 10)	/* served by the read thread */
 #define IET_NULLIO_BLOCKS	(64ULL << 20)	/* 32 GiB at 512 bytes */
+#define IET_LUN_ANY		U32_MAX		/* every LUN (unit attentions, TMFs) */
+#define IET_LUN_NONE		(U32_MAX - 1)	/* an address we never export */
 
 struct iet_target;
 struct iet_session;
 struct iet_conn;
 struct iet_cmd;
 struct iet_lun;
+struct iet_scsi_req;
 
-/* A data buffer: whole pages, received into and sent from by reference. */
+/*
+ * A data buffer: whole pages, received into and sent from by reference.
+ * len bytes in nr pages are there; cap pages may come (iet_buf_grow()).
+ */
 struct iet_buf {
 	struct bio_vec *bvec;
 	unsigned int nr;
+	unsigned int cap;
 	u32 len;
 };
 
 int iet_buf_alloc(struct iet_buf *buf, u32 len);
+int iet_buf_reserve(struct iet_buf *buf, u32 len);
+int iet_buf_grow(struct iet_buf *buf, u32 len);
 void iet_buf_free(struct iet_buf *buf);
 void iet_buf_copy_to(struct iet_buf *buf, u32 off, const void *src, u32 len);
 void iet_buf_copy_from(const struct iet_buf *buf, u32 off, void *dst, u32 len);
@@ -60,30 +73,46 @@ struct iet_stats {
 
 /* ---- backends ---------------------------------------------------------- */
 
+enum iet_io_op {
+	IET_IO_NONE,
+	IET_IO_READ,
+	IET_IO_WRITE,
+	IET_IO_FLUSH,
+};
+
+/* One I/O of a command: whole blocks of its buffer at pos, or a flush. */
+struct iet_io {
+	enum iet_io_op op;
+	bool stable;			/* FUA, or the write-through promise */
+	loff_t pos;
+	u64 len;			/* bytes; a flush of 0 means all */
+	u32 done;			/* bytes read without sleeping */
+	atomic_t pending;		/* bios in flight, plus one */
+	int error;
+};
+
 /*
- * Storage behind a LUN. attach() sizes the LUN; read/write/flush run in an
- * I/O thread and may sleep; they return 0 or a negative errno that becomes
- * MEDIUM ERROR (or DATA PROTECT for -EROFS). read_nowait() never sleeps:
- * it reads what is at hand or returns -EAGAIN. A backend that never
- * blocks at all says so and runs in the thread that delivers the command.
+ * Storage behind a LUN, asynchronous at the interface: submit() starts the
+ * command's I/O and iet_scsi_io_done() ends it, from any context (a bio's
+ * end_io, an I/O thread, the submitter itself). A backend whose submit()
+ * does synchronous VFS I/O says so (blocking): then only the target's I/O
+ * threads call it. read_cached() serves a read from what is in memory and
+ * never sleeps: it returns 0 once io.done covers io.len, else -EAGAIN
+ * (having moved io.done on by what it found).
  */
 struct iet_backend_ops {
 	const char *name;
 	u32 type;				/* enum iet_lun_type */
-	bool never_blocks;
+	bool blocking;
 	int (*attach)(struct iet_lun *lun, const char *path);
 	void (*detach)(struct iet_lun *lun);
-	int (*read)(struct iet_lun *lun, struct iet_buf *buf, u32 len,
-		    loff_t pos);
-	int (*read_nowait)(struct iet_lun *lun, struct iet_buf *buf, u32 len,
-			   loff_t pos);
-	int (*write)(struct iet_lun *lun, struct iet_buf *buf, u32 len,
-		     loff_t pos, bool fua);
-	int (*flush)(struct iet_lun *lun, loff_t pos, loff_t len);
+	void (*submit)(struct iet_lun *lun, struct iet_scsi_req *req);
+	int (*read_cached)(struct iet_lun *lun, struct iet_scsi_req *req);
 };
 
 extern const struct iet_backend_ops iet_fileio_ops;
 extern const struct iet_backend_ops iet_nullio_ops;
+extern const struct iet_backend_ops iet_blockio_ops;
 
 struct iet_lun {
 	struct kref kref;
@@ -131,6 +160,7 @@ struct iet_target {
 	struct mutex lock;
 	struct list_head sessions;
 	struct xarray luns;			/* lun -> iet_lun; RCU readers */
+	struct xarray gone_sizes;		/* lun -> blocks when deleted */
 	u32 tparams[IET_TP_MAX + 1];
 	u32 keys[IET_KEY_MAX + 1];
 	struct iet_iopool pool;
@@ -140,6 +170,7 @@ struct iet_target {
 
 /* Serialises the control plane: netlink requests, module unload. */
 extern struct mutex iet_mutex;
+extern bool iet_shutting_down;		/* set under iet_mutex at unload */
 extern struct xarray iet_targets;		/* tid -> iet_target */
 
 struct iet_target *iet_target_lookup(u32 tid);	/* under iet_mutex */
@@ -175,6 +206,7 @@ struct iet_session {
 	u64 sid;
 	char initiator[IET_NAME_MAX + 1];
 	struct list_head list;			/* in target->sessions */
+	struct list_head ending;		/* iet_targets_destroy() only */
 	struct list_head conns;			/* under target->lock */
 	bool closing;				/* under target->lock */
 	bool unlinked;				/* gone from target->sessions */
@@ -196,7 +228,7 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 		    u32 exp_cmdsn, struct nlattr *keys,
 		    struct netlink_ext_ack *extack);
 struct iet_session *iet_session_lookup(struct iet_target *target, u64 sid);
-int iet_session_del(struct iet_session *session);
+void iet_session_end(struct iet_session *session);
 void iet_session_close(struct iet_session *session);
 void iet_session_close_locked(struct iet_session *session);
 void iet_session_close_others(struct iet_conn *conn);
@@ -204,28 +236,45 @@ bool iet_session_unlink_locked(struct iet_session *session);
 void iet_session_put(struct iet_session *session);
 void iet_session_window(struct iet_session *session, u32 *exp, u32 *max);
 void iet_session_done(struct iet_session *session, struct iet_cmd *cmd);
+bool iet_session_in_window(struct iet_session *session, u32 cmdsn);
 void iet_ua_add(struct iet_target *target, struct iet_session *except,
-		int lun, u8 asc, u8 ascq);
+		u32 lun, u8 asc, u8 ascq);
 bool iet_ua_take(struct iet_session *session, u32 lun, u8 *asc, u8 *ascq);
 
 /* ---- connections ------------------------------------------------------- */
 
 enum iet_conn_flag {
-	CONN_CLOSING,		/* teardown started */
-	CONN_RX_READY,		/* the socket has data or changed state */
-	CONN_TX_READY,		/* write space came back */
-	CONN_NOP_DUE,		/* the keepalive timer wants a ping */
-	CONN_LOGGED_OUT,	/* Logout Response sent: wait for the FIN */
-	CONN_FAILED,		/* lost, not closed: the session ends too */
+	IET_CF_CLOSING,		/* teardown started */
+	IET_CF_RX_READY,		/* the socket has data or changed state */
+	IET_CF_TX_READY,		/* write space came back */
+	IET_CF_NOP_DUE,		/* the keepalive timer wants a ping */
+	IET_CF_LOGGED_OUT,	/* Logout Response sent: wait for the FIN */
+	IET_CF_FAILED,		/* lost, not closed: the session ends too */
+	IET_CF_RX_HELD,		/* rx holds a PDU until commands are freed */
+	IET_CF_RELEASED,		/* the threads are gone: drain in a work */
+	IET_CF_MEM_KICK,		/* memory was freed: retry conn->mem_wait */
 };
 
+/*
+ * What one connection may hold: commands of every kind (past it, its read
+ * thread stops reading and TCP pushes back on the initiator), and bytes of
+ * buffers pinned by reads and writes (past it, reads wait to run and
+ * writes wait for their R2Ts). A legitimate initiator stays within its
+ * CmdSN window and never meets the command limit; the byte limit only
+ * lowers its parallelism. Unsolicited data is bounded by the window times
+ * FirstBurstLength, NOP-Out echoes by the command limit.
+ */
+#define IET_CONN_CMDS(window)	(2 * (window) + 64)
+#define IET_CONN_PIN_MAX	(64UL << 20)
+
 enum rx_state {
-	RX_BHS,
-	RX_AHS,
-	RX_HDIGEST,
-	RX_DATA,
-	RX_PAD,
-	RX_DDIGEST,
+	IET_RX_BHS,
+	IET_RX_AHS,
+	IET_RX_HDIGEST,
+	IET_RX_ADMIT,		/* the header is in; waiting for resources */
+	IET_RX_DATA,
+	IET_RX_PAD,
+	IET_RX_DDIGEST,
 };
 
 /* The receive side: one PDU at a time, advanced by rx_step(). */
@@ -249,10 +298,10 @@ struct iet_rx {
 };
 
 enum tx_state {
-	TX_IDLE,
-	TX_HDR,
-	TX_DATA,
-	TX_TRAILER,
+	IET_TX_IDLE,
+	IET_TX_HDR,
+	IET_TX_DATA,
+	IET_TX_TRAILER,
 };
 
 /* The PDU being sent. */
@@ -315,6 +364,11 @@ struct iet_conn {
 
 	struct xarray cmds;		/* ITT -> SCSI command */
 	atomic_t nr_cmds;		/* commands not yet released */
+	u32 max_cmds;			/* IET_CONN_CMDS() of the window */
+	atomic_long_t pinned;		/* bytes of their buffers */
+	struct llist_head done;		/* completed, for the write thread */
+	struct list_head mem_wait;	/* commands waiting for pinned bytes */
+	struct work_struct done_work;	/* drains done once tx is gone */
 	atomic_t nr_scsi;		/* of which SCSI commands */
 	unsigned long logout_time;	/* jiffies of the Logout Response */
 	wait_queue_head_t cmds_wq;
@@ -334,6 +388,8 @@ struct iet_conn *iet_conn_lookup(struct iet_session *session, u16 cid);
 void iet_conn_close(struct iet_conn *conn);
 void iet_conn_put(struct iet_conn *conn);
 void iet_conn_wake_tx(struct iet_conn *conn);
+void iet_conn_drain_done(struct iet_conn *conn);
+void iet_conn_drain_later(struct iet_conn *conn);
 int iet_rx_thread(void *arg);
 int iet_tx_thread(void *arg);
 
@@ -352,9 +408,13 @@ struct iet_scsi_req {
 	bool want_read;			/* the initiator's R flag */
 	bool want_write;		/* the initiator's W flag */
 
-	/* set by iet_scsi_parse() */
+	/*
+	 * Set by iet_scsi_parse(). execute() returns 0 when the command is
+	 * done, IET_ASYNC when its I/O ends in iet_scsi_io_done(); with
+	 * blocking it runs in an I/O thread. execute_nowait(), if set, is
+	 * tried first in the delivering thread: 0 done, -EAGAIN not yet.
+	 */
 	int (*execute)(struct iet_scsi_req *req);
-	/* -EAGAIN when only an I/O thread can do it */
 	int (*execute_nowait)(struct iet_scsi_req *req);
 	u32 xfer_len;			/* bytes the CDB asks to move */
 	u32 buf_len;			/* bytes of buffer the command needs */
@@ -363,7 +423,8 @@ struct iet_scsi_req {
 	u32 nr_blocks;			/* blocks actually read or written */
 	bool fua;
 	bool blocking;			/* runs in an I/O thread */
-	u32 flush_blocks;		/* SYNCHRONIZE CACHE range, 0 = all */
+	bool check_ua;			/* a unit attention preempts it */
+	struct iet_io io;
 
 	/* results */
 	u8 status;			/* SAM status */
@@ -373,10 +434,15 @@ struct iet_scsi_req {
 	struct iet_buf buf;
 };
 
+#define IET_ASYNC	1	/* execute(): the backend completes it later */
+
 void iet_scsi_parse(struct iet_scsi_req *req);
-void iet_scsi_execute(struct iet_scsi_req *req);
+int iet_scsi_execute(struct iet_scsi_req *req);
+void iet_scsi_io_done(struct iet_scsi_req *req, int error);
+void iet_scsi_done(struct iet_scsi_req *req);
+void iet_scsi_check_ua(struct iet_scsi_req *req);
 void iet_scsi_account(struct iet_stats *st, const struct iet_scsi_req *req);
-void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc);
+void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max);
 int iet_spc_parse_any_lun(struct iet_scsi_req *req);
 void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq);
 void iet_scsi_set_data(struct iet_scsi_req *req, u32 off, const void *src,
@@ -385,19 +451,45 @@ int iet_sbc_parse(struct iet_scsi_req *req);
 int iet_spc_parse(struct iet_scsi_req *req);
 
 enum iet_cmd_kind {
-	CMD_SCSI,
-	CMD_TMF,
-	CMD_NOP,		/* NOP-Out: echo as NOP-In */
-	CMD_PING,		/* our own NOP-In */
-	CMD_TEXT,
-	CMD_LOGOUT,
-	CMD_REJECT,
+	IET_KIND_NONE,		/* stands in for a CmdSN taken as received */
+	IET_KIND_SCSI,
+	IET_KIND_TMF,
+	IET_KIND_NOP,		/* NOP-Out: echo as NOP-In */
+	IET_KIND_PING,		/* our own NOP-In */
+	IET_KIND_TEXT,
+	IET_KIND_LOGOUT,
+	IET_KIND_REJECT,
+};
+
+/*
+ * Where a command is in its life; it only moves forward, under conn->lock.
+ * Whether all its data is in (data_done) and whether task management ended
+ * it (aborted) are told apart from this.
+ */
+enum iet_cmd_state {
+	IET_ST_NEW,		/* received, waiting for its CmdSN turn */
+	IET_ST_DELIVERED,	/* its turn came: waiting for its data */
+	IET_ST_DISPATCHED,	/* run, or in the backend */
+	IET_ST_EXECUTED,	/* done: its response may be sent */
+	/*
+	 * The PDU with the status is built or being built: an abort checks
+	 * for it under the same lock, so a task is either aborted before its
+	 * status or answered, never both.
+	 */
+	IET_ST_STATUS_SENT,
+};
+
+/* What a command waiting for buffer memory does once it has it. */
+enum iet_mem_wait {
+	IET_MEM_NO_WAIT,
+	IET_MEM_WAIT_DISPATCH,	/* a read: run */
+	IET_MEM_WAIT_R2T,		/* a write: solicit its data */
 };
 
 enum iet_logout_scope {
-	LOGOUT_NONE,		/* answer only */
-	LOGOUT_CONN,		/* this connection ends */
-	LOGOUT_SESSION,		/* the whole session ends */
+	IET_LOGOUT_NONE,		/* answer only */
+	IET_LOGOUT_CONN,		/* this connection ends */
+	IET_LOGOUT_SESSION,		/* the whole session ends */
 };
 
 struct iet_cmd {
@@ -408,22 +500,24 @@ struct iet_cmd {
 	struct list_head tx_entry;	/* conn->tx_queue */
 	struct list_head io_entry;	/* the I/O pool's queue */
 	struct list_head tmf_entry;	/* a TMF's list of victims */
+	struct llist_node done_node;	/* conn->done */
+	struct list_head mem_entry;	/* conn->mem_wait */
 	struct iscsi_hdr hdr;		/* the request's header */
 	u32 itt;			/* as on the wire (opaque) */
 	u32 cmdsn;
 	bool immediate;
 	bool in_table;			/* in conn->cmds */
+	bool dropped;			/* outside the window: never runs */
+	u8 mem_wait;			/* enum iet_mem_wait, under conn->lock */
 	bool queued;			/* on conn->tx_queue, under conn->lock */
 	bool counted;			/* occupies the CmdSN window */
 	bool counted_immediate;		/* in session->immediate */
-	bool delivered;			/* its CmdSN turn has come */
-	bool dispatched;		/* handed to execution */
+	enum iet_cmd_state state;	/* under conn->lock */
 	bool data_done;			/* all the data it expects is here */
-	bool executed;			/* the response may be sent */
 	bool aborted;			/* terminated by task management */
 	bool digest_error;
 	bool bidi;			/* bidirectional: not supported */
-	u8 reject_reason;		/* CMD_REJECT, or deferred */
+	u8 reject_reason;		/* IET_KIND_REJECT, or deferred */
 	u8 logout_scope;		/* enum iet_logout_scope */
 
 	/* Data-Out bookkeeping (SCSI writes) */
@@ -441,12 +535,6 @@ struct iet_cmd {
 	/* Data-In progress (tx thread) */
 	u32 datasn;
 	u32 tx_off;
-	/*
-	 * The PDU with the status is built or being built: set by the tx
-	 * thread under conn->lock, where an abort checks it, so a task is
-	 * either aborted before its status or answered, never both.
-	 */
-	bool status_sent;
 
 	/* task management */
 	struct iet_cmd *tmf;		/* the TMF waiting for this command */
@@ -455,11 +543,16 @@ struct iet_cmd {
 
 	struct iet_buf data;		/* non-SCSI payloads (text, ping) */
 	u32 data_len;
+	u32 pinned;			/* bytes counted in conn->pinned */
 	struct iet_scsi_req req;
 };
 
 struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind);
 struct iet_cmd *iet_cmd_alloc_rx(struct iet_conn *conn, enum iet_cmd_kind kind);
+int iet_cmd_buf_alloc(struct iet_cmd *cmd, struct iet_buf *buf, u32 len);
+int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len, enum iet_mem_wait then);
+void iet_conn_mem_retry(struct iet_conn *conn);
+void iet_conn_mem_kick(struct iet_conn *conn);
 void iet_cmd_get(struct iet_cmd *cmd);
 void iet_cmd_put(struct iet_cmd *cmd);
 void iet_cmd_finish(struct iet_cmd *cmd);
@@ -470,6 +563,10 @@ void iet_cmd_deliver(struct iet_cmd *cmd);
 void iet_cmd_release_tables(struct iet_conn *conn);
 void iet_cmd_sequence(struct iet_cmd *cmd);
 void iet_io_run(struct iet_cmd *cmd);
+int iet_cmd_buf_prepare(struct iet_cmd *cmd);
+void iet_cmd_execute(struct iet_cmd *cmd);
+void iet_cmd_dispatch(struct iet_cmd *cmd);
+void iet_cmd_try_dispatch(struct iet_cmd *cmd);
 int iet_scsi_cmd_start(struct iet_conn *conn);
 int iet_scsi_cmd_end(struct iet_conn *conn);
 int iet_data_out_start(struct iet_conn *conn);
@@ -497,6 +594,19 @@ void iet_procfs_exit(void);
 
 int iet_cmd_cache_init(void);
 void iet_cmd_cache_exit(void);
+void iet_cmd_wait_all(void);
+
+/*
+ * The LUN field of a PDU as one of our LUN numbers. The whole 64-bit field
+ * counts: a multi-level address is never taken for the LUN of its first
+ * level.
+ */
+static inline u32 iet_lun_id(struct scsi_lun *sl)
+{
+	u64 lun = scsilun_to_int(sl);
+
+	return lun <= IET_LUN_MAX ? lun : IET_LUN_NONE;
+}
 
 static inline u32 iet_dlength(const struct iscsi_hdr *hdr)
 {
@@ -505,7 +615,7 @@ static inline u32 iet_dlength(const struct iscsi_hdr *hdr)
 
 static inline bool iet_stopping(struct iet_conn *conn)
 {
-	return test_bit(CONN_CLOSING, &conn->flags);
+	return test_bit(IET_CF_CLOSING, &conn->flags);
 }
 
 #endif /* IET_H */

@@ -9,6 +9,7 @@
 
 static const struct iet_backend_ops *backends[] = {
 	&iet_fileio_ops,
+	&iet_blockio_ops,
 	&iet_nullio_ops,
 };
 
@@ -52,7 +53,7 @@ void iet_lun_put(struct iet_lun *lun)
 /* REPORTED LUNS DATA HAS CHANGED, to every session of the target. */
 static void luns_changed(struct iet_target *target)
 {
-	iet_ua_add(target, NULL, -1, 0x3f, 0x0e);
+	iet_ua_add(target, NULL, IET_LUN_ANY, 0x3f, 0x0e);
 }
 
 int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
@@ -61,6 +62,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
 		struct netlink_ext_ack *extack)
 {
 	struct iet_lun *lun;
+	void *gone;
 	int ret;
 
 	lockdep_assert_held(&iet_mutex);
@@ -110,11 +112,19 @@ int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
 			NL_SET_ERR_MSG(extack, "Path does not exist");
 		else if (ret == -EACCES || ret == -EPERM || ret == -EROFS)
 			NL_SET_ERR_MSG(extack, "Path cannot be opened for writing");
+		else if (ret == -ENOTBLK && lun->ops == &iet_blockio_ops)
+			NL_SET_ERR_MSG(extack, "Path is not a block device");
 		else if (ret == -ENOTBLK)
 			NL_SET_ERR_MSG(extack,
 				       "Path is not a regular file or block device");
 		else if (ret == -ENOSPC)
 			NL_SET_ERR_MSG(extack, "Path is smaller than one block");
+		else if (ret == -EBUSY)
+			NL_SET_ERR_MSG(extack,
+				       "Path is in use (mounted, or another LUN's)");
+		else if (ret == -EDOM)
+			NL_SET_ERR_MSG(extack,
+				       "BlockSize is smaller than the device's logical block size");
 		else if (ret == -EINVAL && !path)
 			NL_SET_ERR_MSG(extack, "this LUN type needs a Path");
 		goto out_free;
@@ -125,6 +135,13 @@ int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
 		goto out_free;
 	}
 	luns_changed(target);
+	/*
+	 * The same LUN back with another size (a volume grown, then deleted
+	 * and added again, as Proxmox VE resizes): CAPACITY DATA HAS CHANGED.
+	 */
+	gone = xa_erase(&target->gone_sizes, lun_id);
+	if (gone && xa_to_value(gone) != lun->blocks)
+		iet_ua_add(target, NULL, lun_id, 0x2a, 0x09);
 	pr_info("target %u lun %u: %s %s, %llu blocks of %u\n", target->tid,
 		lun_id, lun->ops->name, lun->path, lun->blocks, block_size);
 	return 0;
@@ -142,6 +159,10 @@ int iet_lun_del(struct iet_target *target, u32 lun_id)
 	lun = xa_erase(&target->luns, lun_id);
 	if (!lun)
 		return -ENOENT;
+	/* Remembered for a LUN added back in its place (and forgotten then). */
+	if (lun->blocks <= LONG_MAX)
+		xa_store(&target->gone_sizes, lun_id, xa_mk_value(lun->blocks),
+			 GFP_KERNEL);
 	luns_changed(target);
 	pr_info("target %u lun %u deleted\n", target->tid, lun_id);
 	iet_lun_put(lun);

@@ -35,11 +35,15 @@ out_cache:
 
 static void __exit iet_exit(void)
 {
-	/* No new requests, then no readers, then close what runs. */
+	/*
+	 * Refuse new requests and close what runs, while ietd can still hear
+	 * of each connection and session closed; then the family goes.
+	 */
+	iet_targets_destroy();
+	iet_cmd_wait_all();	/* commands left in the backend */
+	iet_conn_exit();	/* waits for the last connection teardown */
 	iet_netlink_exit();
 	iet_procfs_exit();
-	iet_targets_destroy();
-	iet_conn_exit();	/* waits for the last connection teardown */
 	iet_cmd_cache_exit();
 	pr_info("iSCSI Enterprise Target unloaded\n");
 }

@@ -91,17 +91,51 @@ static void changed(void)
 	atomic_inc(&iet_generation);
 }
 
+/*
+ * Requests run under iet_mutex, but for those marked UNLOCKED: they wait
+ * for a teardown and take the mutex only to look their object up, so that
+ * a slow teardown never stops the rest of the control plane.
+ */
+#define UNLOCKED	0x01
+
+/* How long a request waits for a session or connection to go. */
+#define DEL_WAIT	(60 * HZ)
+
 static int pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 		    struct genl_info *info)
 {
+	if (ops->internal_flags & UNLOCKED)
+		return READ_ONCE(iet_shutting_down) ? -ESHUTDOWN : 0;
 	mutex_lock(&iet_mutex);
+	if (iet_shutting_down) {
+		mutex_unlock(&iet_mutex);
+		GENL_SET_ERR_MSG(info, "the module is being unloaded");
+		return -ESHUTDOWN;
+	}
 	return 0;
 }
 
 static void post_doit(const struct genl_ops *ops, struct sk_buff *skb,
 		      struct genl_info *info)
 {
-	mutex_unlock(&iet_mutex);
+	if (!(ops->internal_flags & UNLOCKED))
+		mutex_unlock(&iet_mutex);
+}
+
+/* Wait, interruptibly and at most DEL_WAIT, until *gone is set. */
+static int wait_gone(struct iet_target *target, bool *gone,
+		     struct genl_info *info)
+{
+	long left = wait_event_interruptible_timeout(target->wq,
+						     READ_ONCE(*gone), DEL_WAIT);
+
+	if (left > 0)
+		return 0;
+	if (!left) {
+		GENL_SET_ERR_MSG(info, "still closing: commands are stuck in the backend");
+		return -ETIMEDOUT;
+	}
+	return left;
 }
 
 static struct iet_target *req_target(struct genl_info *info)
@@ -512,17 +546,26 @@ static int session_new(struct sk_buff *skb, struct genl_info *info)
 
 static int session_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct iet_target *target = req_target(info);
-	struct iet_session *session;
+	struct iet_session *session = NULL;
+	struct iet_target *target;
 	int ret;
 
-	if (!target)
-		return -ENOENT;
-	session = req_session(info, target);
+	mutex_lock(&iet_mutex);
+	target = req_target(info);
+	if (target)
+		session = req_session(info, target);
+	if (session)
+		iet_session_end(session);
+	mutex_unlock(&iet_mutex);
 	if (!session)
 		return -ENOENT;
-	ret = iet_session_del(session);
 	changed();
+	/*
+	 * Wait until it is gone, so that tasks of a session being reinstated
+	 * never overlap those of its successor.
+	 */
+	ret = wait_gone(session->target, &session->unlinked, info);
+	iet_session_put(session);
 	return ret;
 }
 
@@ -554,40 +597,40 @@ static int conn_new(struct sk_buff *skb, struct genl_info *info)
 
 static int conn_del(struct sk_buff *skb, struct genl_info *info)
 {
-	struct iet_target *target = req_target(info);
-	struct iet_session *session;
-	struct iet_conn *conn;
-	u16 cid;
+	struct iet_session *session = NULL;
+	struct iet_conn *conn = NULL;
+	struct iet_target *target;
 	int ret;
 
-	if (!target)
-		return -ENOENT;
 	if (GENL_REQ_ATTR_CHECK(info, IET_A_CID))
 		return -EINVAL;
-	session = req_session(info, target);
-	if (!session)
-		return -ENOENT;
-	cid = nla_get_u32(info->attrs[IET_A_CID]);
-	mutex_lock(&target->lock);
-	conn = iet_conn_lookup(session, cid);
-	if (conn) {
-		kref_get(&conn->kref);
-		iet_conn_close(conn);
+	mutex_lock(&iet_mutex);
+	target = req_target(info);
+	if (target)
+		session = req_session(info, target);
+	if (session) {
+		mutex_lock(&target->lock);
+		conn = iet_conn_lookup(session, nla_get_u32(info->attrs[IET_A_CID]));
+		if (conn) {
+			kref_get(&conn->kref);
+			iet_conn_close(conn);
+		} else {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IET_A_CID],
+					    "no connection with this cid");
+		}
+		mutex_unlock(&target->lock);
+		iet_session_put(session);
 	}
-	mutex_unlock(&target->lock);
-	iet_session_put(session);
-	if (!conn) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IET_A_CID],
-				    "no connection with this cid");
+	mutex_unlock(&iet_mutex);
+	if (!conn)
 		return -ENOENT;
-	}
+	changed();
 	/*
 	 * Wait until the connection is gone, so that a connection
 	 * reinstated with the same cid never overlaps its predecessor.
 	 */
-	ret = wait_event_interruptible(target->wq, READ_ONCE(conn->unlinked));
+	ret = wait_gone(conn->session->target, &conn->unlinked, info);
 	iet_conn_put(conn);
-	changed();
 	return ret;
 }
 
@@ -628,6 +671,7 @@ static const struct genl_small_ops iet_ops[] = {
 	}, {
 		.cmd = IET_CMD_SESSION_DEL,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = UNLOCKED,
 		.doit = session_del,
 	}, {
 		.cmd = IET_CMD_SESSION_GET,
@@ -640,6 +684,7 @@ static const struct genl_small_ops iet_ops[] = {
 	}, {
 		.cmd = IET_CMD_CONN_DEL,
 		.flags = GENL_ADMIN_PERM,
+		.internal_flags = UNLOCKED,
 		.doit = conn_del,
 	},
 };

@@ -14,31 +14,18 @@ static void nullio_detach(struct iet_lun *lun)
 {
 }
 
-static int nullio_read(struct iet_lun *lun, struct iet_buf *buf, u32 len,
-		       loff_t pos)
+/* Reads return zeros, writes and flushes vanish, at once. */
+static void nullio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 {
-	iet_buf_zero(buf, 0, len);
-	return 0;
-}
-
-static int nullio_write(struct iet_lun *lun, struct iet_buf *buf, u32 len,
-			loff_t pos, bool stable)
-{
-	return 0;
-}
-
-static int nullio_flush(struct iet_lun *lun, loff_t pos, loff_t len)
-{
-	return 0;
+	if (req->io.op == IET_IO_READ)
+		iet_buf_zero(&req->buf, 0, req->io.len);
+	iet_scsi_io_done(req, 0);
 }
 
 const struct iet_backend_ops iet_nullio_ops = {
 	.name = "nullio",
 	.type = IET_LUN_NULLIO,
-	.never_blocks = true,
 	.attach = nullio_attach,
 	.detach = nullio_detach,
-	.read = nullio_read,
-	.write = nullio_write,
-	.flush = nullio_flush,
+	.submit = nullio_submit,
 };

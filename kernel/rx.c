@@ -70,7 +70,7 @@ static int nop_out_start(struct iet_conn *conn)
 			WRITE_ONCE(conn->nop_ttt, 0);
 		return 0;
 	}
-	cmd = iet_cmd_alloc_rx(conn, CMD_NOP);
+	cmd = iet_cmd_alloc_rx(conn, IET_KIND_NOP);
 	if (!cmd)
 		return -ENOMEM;
 	rx->cmd = cmd;
@@ -80,7 +80,7 @@ static int nop_out_start(struct iet_conn *conn)
 	}
 	/* The ping data comes back in the NOP-In, as far as it fits. */
 	cmd->data_len = min(rx->dlen, conn->max_xmit_dsl);
-	if (iet_buf_alloc(&cmd->data, cmd->data_len))
+	if (iet_cmd_buf_alloc(cmd, &cmd->data, cmd->data_len))
 		return -ENOMEM;
 	rx->dbuf = &cmd->data;
 	rx->dkeep = cmd->data_len;
@@ -92,12 +92,17 @@ static int text_start(struct iet_conn *conn)
 	struct iet_rx *rx = &conn->rx;
 	struct iet_cmd *cmd;
 
-	cmd = iet_cmd_alloc_rx(conn, CMD_TEXT);
+	cmd = iet_cmd_alloc_rx(conn, IET_KIND_TEXT);
 	if (!cmd)
 		return -ENOMEM;
 	rx->cmd = cmd;
+	if (rx->dlen > IET_TEXT_MAX) {
+		/* SendTargets fits in far less; the data is read and dropped. */
+		cmd->reject_reason = ISCSI_REASON_CMD_NOT_SUPPORTED;
+		return 0;
+	}
 	cmd->data_len = rx->dlen;
-	if (iet_buf_alloc(&cmd->data, cmd->data_len))
+	if (iet_cmd_buf_alloc(cmd, &cmd->data, cmd->data_len))
 		return -ENOMEM;
 	rx->dbuf = &cmd->data;
 	rx->dkeep = cmd->data_len;
@@ -106,7 +111,7 @@ static int text_start(struct iet_conn *conn)
 
 static int tmf_start(struct iet_conn *conn)
 {
-	struct iet_cmd *cmd = iet_cmd_alloc_rx(conn, CMD_TMF);
+	struct iet_cmd *cmd = iet_cmd_alloc_rx(conn, IET_KIND_TMF);
 
 	if (!cmd)
 		return -ENOMEM;
@@ -116,7 +121,7 @@ static int tmf_start(struct iet_conn *conn)
 
 static int logout_start(struct iet_conn *conn)
 {
-	struct iet_cmd *cmd = iet_cmd_alloc_rx(conn, CMD_LOGOUT);
+	struct iet_cmd *cmd = iet_cmd_alloc_rx(conn, IET_KIND_LOGOUT);
 
 	if (!cmd)
 		return -ENOMEM;
@@ -185,7 +190,7 @@ static const struct rx_op rx_ops[ISCSI_OPCODE_MASK + 1] = {
 
 static void rx_reset(struct iet_rx *rx)
 {
-	rx->state = RX_BHS;
+	rx->state = IET_RX_BHS;
 	rx->done = 0;
 	rx->dbuf = NULL;
 	rx->doff = 0;
@@ -212,12 +217,38 @@ static int rx_after_data(struct iet_conn *conn)
 
 	rx->done = 0;
 	if (rx->pad)
-		rx->state = RX_PAD;
+		rx->state = IET_RX_PAD;
 	else if (conn->ddigest && rx->dlen)
-		rx->state = RX_DDIGEST;
+		rx->state = IET_RX_DDIGEST;
 	else
 		return rx_pdu_end(conn);
 	return 0;
+}
+
+/*
+ * Whether the PDU whose header is in may be taken on now: each may cost a
+ * command (a task, a response, a Reject). A peer within its CmdSN window
+ * never reaches the limit; one that floods, or never reads what it is
+ * sent, is held here and TCP pushes back. Buffer bytes are not gated here
+ * (a held header would also hold the Data-Out behind it, which commands
+ * holding memory wait for): they wait for room in iet_cmd_buf_grow().
+ */
+static bool rx_may_admit(struct iet_conn *conn)
+{
+	return atomic_read(&conn->nr_cmds) < conn->max_cmds;
+}
+
+static bool rx_admit(struct iet_conn *conn)
+{
+	if (rx_may_admit(conn))
+		return true;
+	set_bit(IET_CF_RX_HELD, &conn->flags);
+	/* Pairs with the barrier in cmd_release(): a release in between is seen. */
+	smp_mb__after_atomic();
+	if (!rx_may_admit(conn))
+		return false;
+	clear_bit(IET_CF_RX_HELD, &conn->flags);
+	return true;
 }
 
 static int rx_header_done(struct iet_conn *conn)
@@ -227,6 +258,9 @@ static int rx_header_done(struct iet_conn *conn)
 	int ret;
 
 	rx->done = 0;
+	rx->state = IET_RX_ADMIT;
+	if (!rx_admit(conn))
+		return -EAGAIN;		/* a released command wakes us */
 	WRITE_ONCE(conn->last_rx, jiffies);
 	conn->exp_stat_sn = be32_to_cpu(rx->bhs.exp_statsn);
 	if (rx_ops[op].start)
@@ -236,7 +270,7 @@ static int rx_header_done(struct iet_conn *conn)
 	if (ret)
 		return ret;
 	if (rx->dlen) {
-		rx->state = RX_DATA;
+		rx->state = IET_RX_DATA;
 		return 0;
 	}
 	return rx_pdu_end(conn);
@@ -266,9 +300,9 @@ static int rx_bhs_done(struct iet_conn *conn)
 	}
 	rx->done = 0;
 	if (rx->ahs_len)
-		rx->state = RX_AHS;
+		rx->state = IET_RX_AHS;
 	else if (conn->hdigest)
-		rx->state = RX_HDIGEST;
+		rx->state = IET_RX_HDIGEST;
 	else
 		return rx_header_done(conn);
 	return 0;
@@ -314,7 +348,7 @@ static int rx_step(struct iet_conn *conn)
 	int ret;
 
 	switch (rx->state) {
-	case RX_BHS:
+	case IET_RX_BHS:
 		ret = rx_kvec(conn, (u8 *)&rx->bhs + rx->done,
 			      ISCSI_HDR_LEN - rx->done);
 		if (ret < 0)
@@ -323,7 +357,7 @@ static int rx_step(struct iet_conn *conn)
 		if (rx->done < ISCSI_HDR_LEN)
 			return 0;
 		return rx_bhs_done(conn);
-	case RX_AHS:
+	case IET_RX_AHS:
 		ret = rx_kvec(conn, rx->ahs + rx->done, rx->ahs_len - rx->done);
 		if (ret < 0)
 			return ret;
@@ -332,11 +366,11 @@ static int rx_step(struct iet_conn *conn)
 			return 0;
 		rx->done = 0;
 		if (conn->hdigest) {
-			rx->state = RX_HDIGEST;
+			rx->state = IET_RX_HDIGEST;
 			return 0;
 		}
 		return rx_header_done(conn);
-	case RX_HDIGEST:
+	case IET_RX_HDIGEST:
 		ret = rx_kvec(conn, (u8 *)&rx->digest + rx->done,
 			      ISCSI_CRC_LEN - rx->done);
 		if (ret < 0)
@@ -351,9 +385,11 @@ static int rx_step(struct iet_conn *conn)
 			return -EBADMSG;
 		}
 		return rx_header_done(conn);
-	case RX_DATA:
+	case IET_RX_ADMIT:
+		return rx_header_done(conn);
+	case IET_RX_DATA:
 		return rx_data(conn);
-	case RX_PAD:
+	case IET_RX_PAD:
 		ret = rx_kvec(conn, rx->pad_buf + rx->done, rx->pad - rx->done);
 		if (ret < 0)
 			return ret;
@@ -363,11 +399,11 @@ static int rx_step(struct iet_conn *conn)
 		rx->done = 0;
 		if (conn->ddigest && rx->dlen) {
 			rx->crc = iet_crc32c(rx->crc, rx->pad_buf, rx->pad);
-			rx->state = RX_DDIGEST;
+			rx->state = IET_RX_DDIGEST;
 			return 0;
 		}
 		return rx_pdu_end(conn);
-	case RX_DDIGEST:
+	case IET_RX_DDIGEST:
 		ret = rx_kvec(conn, (u8 *)&rx->digest + rx->done,
 			      ISCSI_CRC_LEN - rx->done);
 		if (ret < 0)
@@ -395,7 +431,7 @@ int iet_rx_thread(void *arg)
 	while (!kthread_should_stop()) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (iet_stopping(conn) ||
-		    !test_and_clear_bit(CONN_RX_READY, &conn->flags)) {
+		    !test_and_clear_bit(IET_CF_RX_READY, &conn->flags)) {
 			schedule();
 			continue;
 		}
@@ -406,7 +442,7 @@ int iet_rx_thread(void *arg)
 			 !kthread_should_stop());
 		if (ret == -EAGAIN || !ret)
 			continue;
-		if (test_bit(CONN_LOGGED_OUT, &conn->flags) &&
+		if (test_bit(IET_CF_LOGGED_OUT, &conn->flags) &&
 		    ret == -ECONNRESET) {
 			iet_conn_close(conn);
 		} else {

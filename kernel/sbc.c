@@ -8,53 +8,51 @@
 
 #include "iet.h"
 
-static int read_execute(struct iet_scsi_req *req)
+/* The command's I/O: the backend ends it in iet_scsi_io_done(). */
+static int io_execute(struct iet_scsi_req *req)
 {
-	struct iet_lun *lun = req->lun;
-	int ret;
-
-	if (!req->nr_blocks)
+	if (req->io.op != IET_IO_FLUSH && !req->io.len)
 		return 0;
-	ret = lun->ops->read(lun, &req->buf, req->nr_blocks << lun->blkbits,
-			     req->lba << lun->blkbits);
-	if (ret)
-		iet_scsi_sense(req, MEDIUM_ERROR, 0x11, 0x00);
+	req->lun->ops->submit(req->lun, req);
+	return IET_ASYNC;
+}
+
+/* A read served from memory, whole, without sleeping; else -EAGAIN. */
+static int read_cached_execute(struct iet_scsi_req *req)
+{
+	int ret = req->lun->ops->read_cached(req->lun, req);
+
+	if (ret && ret != -EAGAIN) {
+		/* Let the I/O thread read it all and report the error. */
+		req->io.done = 0;
+		return -EAGAIN;
+	}
 	return ret;
 }
 
-static int read_nowait_execute(struct iet_scsi_req *req)
+/* How a backend's error reads in sense data, per kind of I/O. */
+void iet_scsi_io_done(struct iet_scsi_req *req, int error)
 {
-	struct iet_lun *lun = req->lun;
-	int ret;
-
-	if (!req->nr_blocks)
-		return 0;
-	ret = lun->ops->read_nowait(lun, &req->buf,
-				    req->nr_blocks << lun->blkbits,
-				    req->lba << lun->blkbits);
-	if (ret && ret != -EAGAIN)
+	if (!error)
+		goto done;
+	switch (req->io.op) {
+	case IET_IO_NONE:
+	case IET_IO_READ:
 		iet_scsi_sense(req, MEDIUM_ERROR, 0x11, 0x00);
-	return ret == -EAGAIN ? ret : 0;
-}
-
-static int write_execute(struct iet_scsi_req *req)
-{
-	struct iet_lun *lun = req->lun;
-	bool stable = req->fua || lun->iomode == IET_IOMODE_WT;
-	int ret;
-
-	if (!req->nr_blocks)
-		return 0;
-	ret = lun->ops->write(lun, &req->buf, req->nr_blocks << lun->blkbits,
-			      req->lba << lun->blkbits, stable);
-	if (ret == -EROFS)
-		iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
-	else if (ret == -ENOSPC || ret == -EDQUOT)
-		/* SPACE ALLOCATION FAILED WRITE PROTECT */
-		iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x07);
-	else if (ret)
-		iet_scsi_sense(req, MEDIUM_ERROR, 0x0c, 0x00);
-	return ret;
+		break;
+	case IET_IO_WRITE:
+	case IET_IO_FLUSH:
+		if (error == -EROFS)
+			iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
+		else if (error == -ENOSPC || error == -EDQUOT)
+			/* SPACE ALLOCATION FAILED WRITE PROTECT */
+			iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x07);
+		else
+			iet_scsi_sense(req, MEDIUM_ERROR, 0x0c, 0x00);
+		break;
+	}
+done:
+	iet_scsi_done(req);
 }
 
 /* Is [lba, lba + nr) on the medium? */
@@ -92,7 +90,10 @@ static void rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 	req->lba = lba;
 	req->fua = fua;
 	req->xfer_len = nr << bits;
-	req->blocking = !lun->ops->never_blocks;
+	req->blocking = lun->ops->blocking;
+	req->io.pos = lba << bits;
+	req->io.stable = fua || lun->iomode == IET_IOMODE_WT;
+	req->execute = io_execute;
 	if (write) {
 		avail = req->want_write ? req->edtl : 0;
 		req->data_out = true;
@@ -101,17 +102,20 @@ static void rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 			return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x0e, 0x03);
 		}
 		req->nr_blocks = min(nr, avail >> bits);
-		req->execute = write_execute;
+		req->io.op = IET_IO_WRITE;
 	} else {
 		avail = req->want_read ? req->edtl : 0;
 		req->nr_blocks = min_t(u32, nr,
 				       DIV_ROUND_UP(avail, lun->block_size));
 		req->data_len = req->xfer_len;
-		req->execute = read_execute;
-		if (lun->ops->read_nowait)
-			req->execute_nowait = read_nowait_execute;
+		req->io.op = IET_IO_READ;
+		/* Small reads only: the delivering thread has others to serve. */
+		if (lun->ops->read_cached &&
+		    req->nr_blocks << bits <= IET_CACHED_READ_MAX)
+			req->execute_nowait = read_cached_execute;
 	}
 	req->buf_len = req->nr_blocks << bits;
+	req->io.len = req->buf_len;
 }
 
 static int read_capacity10_execute(struct iet_scsi_req *req)
@@ -137,19 +141,6 @@ static int read_capacity16_execute(struct iet_scsi_req *req)
 	return 0;
 }
 
-static int sync_cache_execute(struct iet_scsi_req *req)
-{
-	struct iet_lun *lun = req->lun;
-	loff_t len = req->flush_blocks ?
-		     (loff_t)req->flush_blocks << lun->blkbits : LLONG_MAX;
-	int ret;
-
-	ret = lun->ops->flush(lun, req->lba << lun->blkbits, len);
-	if (ret)
-		iet_scsi_sense(req, MEDIUM_ERROR, 0x0c, 0x00);
-	return ret;
-}
-
 static void sync_cache_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 {
 	if (!lba_ok(req, lba, nr))
@@ -159,9 +150,11 @@ static void sync_cache_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 	req->data_len = 0;
 	req->buf_len = 0;
 	req->nr_blocks = 0;
-	req->execute = sync_cache_execute;
-	req->blocking = !req->lun->ops->never_blocks;
-	req->flush_blocks = nr;
+	req->execute = io_execute;
+	req->blocking = req->lun->ops->blocking;
+	req->io.op = IET_IO_FLUSH;
+	req->io.pos = lba << req->lun->blkbits;
+	req->io.len = (u64)nr << req->lun->blkbits;
 }
 
 int iet_sbc_parse(struct iet_scsi_req *req)
@@ -198,7 +191,7 @@ int iet_sbc_parse(struct iet_scsi_req *req)
 			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
 			return 0;
 		}
-		iet_scsi_data_in(req, 8);
+		iet_scsi_data_in(req, 8, 8);
 		req->execute = read_capacity10_execute;
 		return 0;
 	case SERVICE_ACTION_IN_16:
@@ -206,7 +199,7 @@ int iet_sbc_parse(struct iet_scsi_req *req)
 			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
 			return 0;
 		}
-		iet_scsi_data_in(req, get_unaligned_be32(cdb + 10));
+		iet_scsi_data_in(req, get_unaligned_be32(cdb + 10), 32);
 		req->execute = read_capacity16_execute;
 		return 0;
 	case SYNCHRONIZE_CACHE:

@@ -24,19 +24,21 @@ void iet_scsi_set_data(struct iet_scsi_req *req, u32 off, const void *src,
 }
 
 /*
- * Data-in of len bytes, at most alloc: the buffer holds what the EDTL lets
- * through, data_len tells what the command would have moved.
+ * Data-in of at most alloc bytes (the CDB's allocation length) from a
+ * command that produces at most max: the buffer holds what both and the
+ * EDTL let through, never what an allocation length alone asks for;
+ * data_len tells what the command moves (execute lowers it to what it
+ * produced).
  */
-void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc)
+void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max)
 {
-	req->buf_len = req->want_read ? min(alloc, req->edtl) : 0;
+	req->buf_len = req->want_read ? min3(alloc, req->edtl, max) : 0;
 	req->data_len = alloc;
 	req->xfer_len = alloc;
 }
 
 void iet_scsi_parse(struct iet_scsi_req *req)
 {
-	u8 asc, ascq;
 	int ret;
 
 	req->status = SAM_STAT_GOOD;
@@ -60,10 +62,8 @@ void iet_scsi_parse(struct iet_scsi_req *req)
 		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
 		return;
 	}
-	if (iet_ua_take(req->nexus, req->lun_id, &asc, &ascq)) {
-		iet_scsi_sense(req, UNIT_ATTENTION, asc, ascq);
-		return;
-	}
+	/* Reported when the command runs, in CmdSN order (see below). */
+	req->check_ua = true;
 	ret = iet_sbc_parse(req);
 	if (ret == -ENOENT)
 		ret = iet_spc_parse(req);
@@ -71,10 +71,26 @@ void iet_scsi_parse(struct iet_scsi_req *req)
 		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x20, 0x00);
 }
 
-void iet_scsi_execute(struct iet_scsi_req *req)
+/*
+ * A pending unit attention ends the command with CHECK CONDITION, ahead of
+ * any other error the command has. Taken only once the command is accepted
+ * and its turn has come: a command that is dropped (outside the CmdSN
+ * window, a duplicate) or aborted before it runs must not consume it.
+ */
+void iet_scsi_check_ua(struct iet_scsi_req *req)
 {
-	if (req->status == SAM_STAT_GOOD && req->execute)
-		req->execute(req);
+	u8 asc, ascq;
+
+	if (req->check_ua &&
+	    iet_ua_take(req->nexus, req->lun_id, &asc, &ascq))
+		iet_scsi_sense(req, UNIT_ATTENTION, asc, ascq);
+}
+
+int iet_scsi_execute(struct iet_scsi_req *req)
+{
+	if (req->status != SAM_STAT_GOOD || !req->execute)
+		return 0;
+	return req->execute(req) == IET_ASYNC ? IET_ASYNC : 0;
 }
 
 /* Counters of a LUN or a session, for a finished command. */

@@ -181,28 +181,24 @@ void iet_session_close(struct iet_session *session)
 }
 
 /*
- * Close a session and wait until it is gone, so that tasks of a session
- * being reinstated never overlap those of its successor. Takes over the
- * caller's reference.
+ * Close a session: its connections are closed, and a session without any
+ * (one that never got its first) is unlinked at once. The caller waits
+ * for session->unlinked if it must.
  */
-int iet_session_del(struct iet_session *session)
+void iet_session_end(struct iet_session *session)
 {
 	struct iet_target *target = session->target;
 	bool unlinked;
-	int ret;
 
 	mutex_lock(&target->lock);
 	iet_session_close_locked(session);
 	unlinked = iet_session_unlink_locked(session);
 	mutex_unlock(&target->lock);
 	if (unlinked) {
+		wake_up_all(&target->wq);
 		iet_event_session_closed(target->tid, session->sid);
 		iet_session_put(session);	/* the target's list */
 	}
-	ret = wait_event_interruptible(target->wq,
-				       READ_ONCE(session->unlinked));
-	iet_session_put(session);
-	return ret;
 }
 
 /*
@@ -224,6 +220,18 @@ void iet_session_window(struct iet_session *session, u32 *exp, u32 *max)
 	spin_unlock(&session->lock);
 }
 
+/* Whether a non-immediate command with this CmdSN may be accepted now. */
+bool iet_session_in_window(struct iet_session *session, u32 cmdsn)
+{
+	bool in;
+
+	spin_lock(&session->lock);
+	in = iscsi_sna_gte(cmdsn, session->exp_cmdsn) &&
+	     iscsi_sna_lte(cmdsn, session->max_cmdsn);
+	spin_unlock(&session->lock);
+	return in;
+}
+
 /* A command that occupied the window is gone. */
 void iet_session_done(struct iet_session *session, struct iet_cmd *cmd)
 {
@@ -234,9 +242,9 @@ void iet_session_done(struct iet_session *session, struct iet_cmd *cmd)
 	spin_unlock(&session->lock);
 }
 
-/* Queue a unit attention for every session but one; lun -1: any LUN. */
+/* Queue a unit attention for every session but one, for lun or any LUN. */
 void iet_ua_add(struct iet_target *target, struct iet_session *except,
-		int lun, u8 asc, u8 ascq)
+		u32 lun, u8 asc, u8 ascq)
 {
 	struct iet_session *session;
 	struct iet_ua *ua, *old;
@@ -272,7 +280,7 @@ bool iet_ua_take(struct iet_session *session, u32 lun, u8 *asc, u8 *ascq)
 
 	spin_lock(&session->lock);
 	list_for_each_entry(ua, &session->ua, list) {
-		if (ua->lun == lun || ua->lun == (u32)-1) {
+		if (ua->lun == lun || ua->lun == IET_LUN_ANY) {
 			list_del(&ua->list);
 			found = ua;
 			break;

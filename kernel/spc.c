@@ -14,6 +14,7 @@
 #define INQ_PRODUCT	"VIRTUAL-DISK    "
 #define INQ_REVISION	"0002"
 #define VPD_MAX		512
+#define MODE_SENSE_MAX	256
 
 static void invalid_cdb(struct iet_scsi_req *req)
 {
@@ -189,7 +190,7 @@ static void inquiry_parse(struct iet_scsi_req *req)
 		if (i == ARRAY_SIZE(vpd_pages))
 			return invalid_cdb(req);
 	}
-	iet_scsi_data_in(req, get_unaligned_be16(req->cdb + 3));
+	iet_scsi_data_in(req, get_unaligned_be16(req->cdb + 3), VPD_MAX);
 	req->execute = inquiry_execute;
 }
 
@@ -219,12 +220,19 @@ static int report_luns_execute(struct iet_scsi_req *req)
 
 static void report_luns_parse(struct iet_scsi_req *req)
 {
-	u32 alloc = get_unaligned_be32(req->cdb + 6);
+	u32 alloc = get_unaligned_be32(req->cdb + 6), n = 0;
+	struct iet_lun *lun;
+	unsigned long index;
 
 	/* SELECT REPORT 0, 1, 2: all of ours are plain logical units. */
 	if (req->cdb[2] > 2 || alloc < 16)
 		return invalid_cdb(req);
-	iet_scsi_data_in(req, alloc);
+	/* Room for the LUNs there are now; one added meanwhile is cut off. */
+	rcu_read_lock();
+	xa_for_each(&req->nexus->target->luns, index, lun)
+		n++;
+	rcu_read_unlock();
+	iet_scsi_data_in(req, alloc, 8 + 8 * max(n, 1U));
 	req->execute = report_luns_execute;
 }
 
@@ -250,7 +258,7 @@ static void request_sense_parse(struct iet_scsi_req *req)
 {
 	if (req->cdb[1] & 0xfe)
 		return invalid_cdb(req);
-	iet_scsi_data_in(req, req->cdb[4]);
+	iet_scsi_data_in(req, req->cdb[4], IET_SENSE_MAX);
 	req->execute = request_sense_execute;
 }
 
@@ -339,7 +347,7 @@ static int mode_sense_execute(struct iet_scsi_req *req)
 	bool llba = ten && (req->cdb[1] & 0x10);
 	u8 pc = req->cdb[2] >> 6, page = req->cdb[2] & 0x3f;
 	u32 hlen = ten ? 8 : 4, off, bdlen = dbd ? 0 : llba ? 16 : 8;
-	u8 d[256] = { 0 };
+	u8 d[MODE_SENSE_MAX] = { 0 };
 	unsigned int i;
 
 	off = hlen;
@@ -388,7 +396,7 @@ static void mode_sense_parse(struct iet_scsi_req *req)
 	if (page != 0x3f && i == ARRAY_SIZE(mode_pages))
 		return invalid_cdb(req);
 	iet_scsi_data_in(req, ten ? get_unaligned_be16(req->cdb + 7) :
-			 req->cdb[4]);
+			 req->cdb[4], MODE_SENSE_MAX);
 	req->execute = mode_sense_execute;
 }
 

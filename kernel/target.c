@@ -9,6 +9,7 @@
 
 /* The control plane: netlink requests and module unload, one at a time. */
 DEFINE_MUTEX(iet_mutex);
+bool iet_shutting_down;
 DEFINE_XARRAY_ALLOC1(iet_targets);
 
 static const u32 tparam_defaults[IET_TP_MAX + 1] = {
@@ -94,9 +95,16 @@ static struct iet_cmd *pool_take(struct iet_iopool *pool)
 static int io_thread(void *arg)
 {
 	struct iet_iopool *pool = arg;
-	unsigned int noio = memalloc_noio_save();
 	struct iet_cmd *cmd;
 
+	/*
+	 * As the loop driver's workers: an I/O thread's buffered writes are
+	 * throttled against its own backing device only. Throttled against
+	 * the machine's dirty pages, it would wait for pages that only it can
+	 * clean when the initiator runs on this machine (a deadlock), and
+	 * memory reclaim must not recurse into I/O that may need this thread.
+	 */
+	current->flags |= PF_LOCAL_THROTTLE | PF_MEMALLOC_NOIO;
 	while (!kthread_should_stop()) {
 		cmd = NULL;
 		/* Take work before looking at the stop flag: none is lost. */
@@ -106,7 +114,6 @@ static int io_thread(void *arg)
 		if (cmd)
 			iet_io_run(cmd);
 	}
-	memalloc_noio_restore(noio);
 	return 0;
 }
 
@@ -124,6 +131,7 @@ int iet_pool_resize(struct iet_target *target, unsigned int nr)
 {
 	struct iet_iopool *pool = &target->pool;
 	struct task_struct *task;
+	struct iet_cmd *cmd;
 
 	lockdep_assert_held(&target->lock);
 	while (pool->nr < nr) {
@@ -137,6 +145,11 @@ int iet_pool_resize(struct iet_target *target, unsigned int nr)
 		kthread_stop(pool->threads[--pool->nr]);
 		pool->threads[pool->nr] = NULL;
 	}
+	/* Nobody is left to run what is queued: it ends unexecuted. */
+	while (!pool->nr && (cmd = pool_take(pool))) {
+		cmd->aborted = true;
+		iet_io_run(cmd);
+	}
 	return 0;
 }
 
@@ -145,6 +158,7 @@ static void target_release(struct kref *kref)
 	struct iet_target *target = container_of(kref, struct iet_target, kref);
 
 	xa_destroy(&target->luns);
+	xa_destroy(&target->gone_sizes);
 	mutex_destroy(&target->lock);
 	kfree(target);
 }
@@ -180,6 +194,7 @@ int iet_target_add(u32 *tid, const char *name, struct nlattr *tparams,
 	mutex_init(&target->lock);
 	INIT_LIST_HEAD(&target->sessions);
 	xa_init(&target->luns);
+	xa_init(&target->gone_sizes);
 	init_waitqueue_head(&target->wq);
 	spin_lock_init(&target->pool.lock);
 	INIT_LIST_HEAD(&target->pool.queue);
@@ -289,19 +304,31 @@ int iet_target_del(struct iet_target *target)
 	return 0;
 }
 
-/* Module unload: close every session, wait for them, remove the targets. */
+/*
+ * Module unload: refuse new requests, end every session and wait for them
+ * (a connection's release is bounded), then remove the targets.
+ */
 void iet_targets_destroy(void)
 {
-	struct iet_session *session;
+	struct iet_session *session, *tmp;
 	struct iet_target *target;
 	unsigned long tid;
+	LIST_HEAD(ending);
 
 	mutex_lock(&iet_mutex);
+	WRITE_ONCE(iet_shutting_down, true);
 	xa_for_each(&iet_targets, tid, target) {
 		mutex_lock(&target->lock);
-		list_for_each_entry(session, &target->sessions, list)
-			iet_session_close_locked(session);
+		list_for_each_entry(session, &target->sessions, list) {
+			kref_get(&session->kref);
+			list_add_tail(&session->ending, &ending);
+		}
 		mutex_unlock(&target->lock);
+		list_for_each_entry_safe(session, tmp, &ending, ending) {
+			list_del(&session->ending);
+			iet_session_end(session);
+			iet_session_put(session);
+		}
 		wait_event(target->wq, list_empty_careful(&target->sessions));
 		target_remove(target);
 	}

@@ -129,7 +129,7 @@ static void build_data_in(struct iet_conn *conn, struct iet_cmd *cmd,
 	if (last || off + len == burst_end)
 		hdr->flags = ISCSI_FLAG_CMD_FINAL;
 	if (last && !req->sense_len) {
-		WARN_ON_ONCE(!cmd->status_sent);
+		WARN_ON_ONCE(cmd->state != IET_ST_STATUS_SENT);
 		hdr->flags |= ISCSI_FLAG_DATA_STATUS;
 		hdr->cmd_status = req->status;
 		hdr->statsn = next_statsn(conn);
@@ -167,7 +167,7 @@ static void build_scsi_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
 		hton24(hdr->dlength, req->sense_len + 2);
 		tx_set_kdata(&conn->tx, cmd->sense_pdu, req->sense_len + 2);
 	}
-	WARN_ON_ONCE(!cmd->status_sent);
+	WARN_ON_ONCE(cmd->state != IET_ST_STATUS_SENT);
 }
 
 /*
@@ -181,8 +181,29 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 	u32 total, off = 0, len = 0, r2tsn = 0;
 	bool executed;
 
+	/* The pages for the data an R2T asks for: now, or once there is room. */
+	if (READ_ONCE(cmd->state) < IET_ST_EXECUTED && !cmd->aborted &&
+	    cmd->req.buf.len < cmd->want_len) {
+		int ret = iet_cmd_buf_grow(cmd, cmd->want_len, IET_MEM_WAIT_R2T);
+
+		if (ret) {
+			spin_lock(&conn->lock);
+			list_del_init(&cmd->tx_entry);
+			cmd->queued = false;
+			spin_unlock(&conn->lock);
+		}
+		if (ret == -ENOMEM) {
+			/* Out of memory for now: BUSY, and the initiator retries. */
+			cmd->req.status = SAM_STAT_BUSY;
+			cmd->req.execute = NULL;
+			iet_cmd_complete(&cmd->req);
+		}
+		if (ret)
+			return false;
+	}
+
 	spin_lock(&conn->lock);
-	executed = cmd->executed;
+	executed = cmd->state >= IET_ST_EXECUTED;
 	if (!executed && !cmd->aborted && cmd->r2t_next < cmd->want_len &&
 	    cmd->r2t_outstanding < max_r2t) {
 		off = cmd->r2t_next;
@@ -192,7 +213,8 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 		cmd->r2t_outstanding++;
 		r2tsn = cmd->r2t_sn++;
 	}
-	if (cmd->aborted || (executed ? cmd->status_sent : !len)) {
+	if (cmd->aborted ||
+	    (executed ? cmd->state == IET_ST_STATUS_SENT : !len)) {
 		list_del_init(&cmd->tx_entry);
 		cmd->queued = false;
 		spin_unlock(&conn->lock);
@@ -200,7 +222,7 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 	}
 	/* From here on an ABORT TASK finds the task answered. */
 	if (executed && next_pdu_has_status(conn, cmd))
-		cmd->status_sent = true;
+		cmd->state = IET_ST_STATUS_SENT;
 	spin_unlock(&conn->lock);
 
 	if (!executed) {
@@ -222,7 +244,7 @@ static void build_nop_in(struct iet_conn *conn, struct iet_cmd *cmd)
 	hdr->opcode = ISCSI_OP_NOOP_IN;
 	hdr->flags = ISCSI_FLAG_CMD_FINAL;
 	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
-	if (cmd->kind == CMD_PING) {
+	if (cmd->kind == IET_KIND_PING) {
 		/* Our keepalive: the StatSN does not advance. */
 		hdr->itt = RESERVED_ITT;
 		hdr->ttt = cpu_to_be32(cmd->ttt);
@@ -315,7 +337,7 @@ static void tx_seal(struct iet_conn *conn)
 		memcpy(tx->trailer + pad, &digest, ISCSI_CRC_LEN);
 		tx->trailer_len += ISCSI_CRC_LEN;
 	}
-	tx->state = TX_HDR;
+	tx->state = IET_TX_HDR;
 	tx->done = 0;
 }
 
@@ -349,27 +371,27 @@ static bool tx_next(struct iet_conn *conn)
 		memset(tx->hdr, 0, sizeof(tx->hdr));
 		tx_set_kdata(tx, NULL, 0);
 		switch (cmd->kind) {
-		case CMD_SCSI:
+		case IET_KIND_SCSI:
 			ready = build_scsi(conn, cmd);
 			break;
-		case CMD_NOP:
-		case CMD_PING:
+		case IET_KIND_NOP:
+		case IET_KIND_PING:
 			build_nop_in(conn, cmd);
 			ready = true;
 			break;
-		case CMD_REJECT:
+		case IET_KIND_REJECT:
 			build_reject(conn, cmd);
 			ready = true;
 			break;
-		case CMD_TMF:
+		case IET_KIND_TMF:
 			build_tmf_rsp(conn, cmd);
 			ready = true;
 			break;
-		case CMD_LOGOUT:
+		case IET_KIND_LOGOUT:
 			build_logout_rsp(conn, cmd);
 			ready = true;
 			break;
-		case CMD_TEXT:
+		case IET_KIND_TEXT:
 			build_text_rsp(conn, cmd);
 			ready = true;
 			break;
@@ -383,7 +405,7 @@ static bool tx_next(struct iet_conn *conn)
 			return true;
 		}
 		/* build_scsi() took it off the queue: drop the queue's hold. */
-		if (cmd->aborted || cmd->status_sent)
+		if (cmd->aborted || cmd->state == IET_ST_STATUS_SENT)
 			iet_cmd_finish(cmd);
 		iet_cmd_put(cmd);
 	}
@@ -395,7 +417,7 @@ static bool tx_next(struct iet_conn *conn)
  */
 static bool cmd_has_more(struct iet_cmd *cmd)
 {
-	return cmd->kind == CMD_SCSI && cmd->executed && !cmd->status_sent &&
+	return cmd->kind == IET_KIND_SCSI && cmd->state == IET_ST_EXECUTED &&
 	       !cmd->aborted;
 }
 
@@ -406,8 +428,8 @@ static void tx_pdu_sent(struct iet_conn *conn)
 	struct iscsi_tm *tm;
 
 	conn->tx.cmd = NULL;
-	conn->tx.state = TX_IDLE;
-	if (cmd->kind == CMD_SCSI && !cmd->status_sent) {
+	conn->tx.state = IET_TX_IDLE;
+	if (cmd->kind == IET_KIND_SCSI && cmd->state != IET_ST_STATUS_SENT) {
 		/* Round robin: a long read does not hold up the others. */
 		spin_lock(&conn->lock);
 		list_move_tail(&cmd->tx_entry, &conn->tx_queue);
@@ -415,20 +437,20 @@ static void tx_pdu_sent(struct iet_conn *conn)
 		return;
 	}
 	switch (cmd->kind) {
-	case CMD_PING:
+	case IET_KIND_PING:
 		WRITE_ONCE(conn->nop_sent, jiffies);
 		break;
-	case CMD_LOGOUT:
-		if (cmd->logout_scope == LOGOUT_SESSION)
+	case IET_KIND_LOGOUT:
+		if (cmd->logout_scope == IET_LOGOUT_SESSION)
 			iet_session_close_others(conn);
-		if (cmd->logout_scope != LOGOUT_NONE) {
+		if (cmd->logout_scope != IET_LOGOUT_NONE) {
 			/* Let the initiator close first; a timer bounds it. */
 			conn->logout_time = jiffies;
-			set_bit(CONN_LOGGED_OUT, &conn->flags);
+			set_bit(IET_CF_LOGGED_OUT, &conn->flags);
 			kernel_sock_shutdown(conn->sock, SHUT_WR);
 		}
 		break;
-	case CMD_TMF:
+	case IET_KIND_TMF:
 		tm = (struct iscsi_tm *)&cmd->hdr;
 		if ((tm->flags & ISCSI_FLAG_TM_FUNC_MASK) ==
 		    ISCSI_TM_FUNC_TARGET_COLD_RESET)
@@ -438,7 +460,7 @@ static void tx_pdu_sent(struct iet_conn *conn)
 		break;
 	}
 	/* The queue's reference may be the last: finish before dropping it. */
-	if (cmd->kind == CMD_SCSI)
+	if (cmd->kind == IET_KIND_SCSI)
 		iet_cmd_finish(cmd);
 	tx_dequeue(conn, cmd);
 }
@@ -474,7 +496,7 @@ static int tx_send(struct iet_conn *conn)
 
 	for (;;) {
 		switch (tx->state) {
-		case TX_HDR:
+		case IET_TX_HDR:
 			flags = base;
 			if (tx->dlen || tx->trailer_len || more_pdus)
 				flags |= MSG_MORE;
@@ -486,9 +508,9 @@ static int tx_send(struct iet_conn *conn)
 			if (tx->done < tx->hdr_len)
 				break;
 			tx->done = 0;
-			tx->state = tx->dlen ? TX_DATA : TX_TRAILER;
+			tx->state = tx->dlen ? IET_TX_DATA : IET_TX_TRAILER;
 			break;
-		case TX_DATA:
+		case IET_TX_DATA:
 			flags = base;
 			if (tx->trailer_len || more_pdus)
 				flags |= MSG_MORE;
@@ -503,9 +525,9 @@ static int tx_send(struct iet_conn *conn)
 			if (tx->done < tx->dlen)
 				break;
 			tx->done = 0;
-			tx->state = TX_TRAILER;
+			tx->state = IET_TX_TRAILER;
 			break;
-		case TX_TRAILER:
+		case IET_TX_TRAILER:
 			tx->corked = more_pdus;
 			if (tx->done < tx->trailer_len) {
 				flags = base | (more_pdus ? MSG_MORE : 0);
@@ -531,14 +553,14 @@ static int tx_push(struct iet_conn *conn)
 	int ret;
 
 	for (;;) {
-		if (conn->tx.state == TX_IDLE && !tx_next(conn)) {
+		if (conn->tx.state == IET_TX_IDLE && !tx_next(conn)) {
 			/* The PDU we corked for was dropped: push. */
 			if (conn->tx.corked)
 				tcp_sock_set_cork(conn->sock->sk, false);
 			conn->tx.corked = false;
 			return 0;
 		}
-		clear_bit(CONN_TX_READY, &conn->flags);
+		clear_bit(IET_CF_TX_READY, &conn->flags);
 		ret = tx_send(conn);
 		if (ret)
 			return ret;
@@ -550,7 +572,7 @@ static int tx_push(struct iet_conn *conn)
 /* The keepalive timer asked for a NOP-In. */
 static void tx_ping(struct iet_conn *conn)
 {
-	struct iet_cmd *cmd = iet_cmd_alloc(conn, CMD_PING);
+	struct iet_cmd *cmd = iet_cmd_alloc(conn, IET_KIND_PING);
 
 	if (!cmd)
 		return;
@@ -568,21 +590,31 @@ int iet_tx_thread(void *arg)
 	bool blocked = false;
 	int ret;
 
-	conn->tx.state = TX_IDLE;
+	conn->tx.state = IET_TX_IDLE;
 	while (!kthread_should_stop()) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		if (iet_stopping(conn)) {
 			schedule();
 			continue;
 		}
-		if (test_and_clear_bit(CONN_NOP_DUE, &conn->flags)) {
+		if (test_and_clear_bit(IET_CF_NOP_DUE, &conn->flags)) {
 			__set_current_state(TASK_RUNNING);
 			tx_ping(conn);
 			continue;
 		}
-		if (blocked && test_and_clear_bit(CONN_TX_READY, &conn->flags))
+		if (!llist_empty(&conn->done)) {
+			__set_current_state(TASK_RUNNING);
+			iet_conn_drain_done(conn);
+			continue;
+		}
+		if (test_bit(IET_CF_MEM_KICK, &conn->flags)) {
+			__set_current_state(TASK_RUNNING);
+			iet_conn_mem_retry(conn);
+			continue;
+		}
+		if (blocked && test_and_clear_bit(IET_CF_TX_READY, &conn->flags))
 			blocked = false;
-		if (blocked || (conn->tx.state == TX_IDLE &&
+		if (blocked || (conn->tx.state == IET_TX_IDLE &&
 				list_empty_careful(&conn->tx_queue))) {
 			schedule();
 			continue;

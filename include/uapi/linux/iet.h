@@ -162,8 +162,9 @@ enum iet_digest {
 
 enum iet_lun_type {
 	IET_LUN_UNSPEC,
-	IET_LUN_FILEIO,
-	IET_LUN_NULLIO,
+	IET_LUN_FILEIO,		/* VFS through the page cache, I/O threads */
+	IET_LUN_NULLIO,		/* no storage */
+	IET_LUN_BLOCKIO,	/* bios to a block device, no page cache */
 	__IET_LUN_TYPE_MAX
 };
 

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The blockio backend: bios straight to a block device (an LVM volume, an
+ * MD array, a disk), without the page cache and without an I/O thread. A
+ * stable write is REQ_FUA (the block layer turns it into a flush on a
+ * device without FUA), SYNCHRONIZE CACHE is REQ_PREFLUSH, and the command
+ * ends in the last bio's end_io.
+ */
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/slab.h>
+
+#include "iet.h"
+
+struct blockio {
+	struct block_device *bdev;
+	fmode_t mode;
+};
+
+static int blockio_attach(struct iet_lun *lun, const char *path)
+{
+	fmode_t mode = FMODE_READ | FMODE_EXCL;
+	struct block_device *bdev;
+	struct blockio *bd;
+
+	if (!path || !path[0])
+		return -EINVAL;
+	if (lun->iomode != IET_IOMODE_RO)
+		mode |= FMODE_WRITE;
+	/*
+	 * Exclusive against every other user (a mount, another target); the
+	 * target is the holder, so that a LUN deleted and added back at once
+	 * (Proxmox VE's resize) is not refused while the old one finishes.
+	 */
+	bdev = blkdev_get_by_path(path, mode, lun->target);
+	if (IS_ERR(bdev))
+		return PTR_ERR(bdev);
+	if (lun->block_size < bdev_logical_block_size(bdev)) {
+		blkdev_put(bdev, mode);
+		return -EDOM;
+	}
+	if (bdev_nr_bytes(bdev) < lun->block_size) {
+		blkdev_put(bdev, mode);
+		return -ENOSPC;
+	}
+	bd = kzalloc(sizeof(*bd), GFP_KERNEL);
+	if (!bd) {
+		blkdev_put(bdev, mode);
+		return -ENOMEM;
+	}
+	bd->bdev = bdev;
+	bd->mode = mode;
+	lun->blocks = bdev_nr_bytes(bdev) >> lun->blkbits;
+	lun->private = bd;
+	return 0;
+}
+
+static void blockio_detach(struct iet_lun *lun)
+{
+	struct blockio *bd = lun->private;
+
+	blkdev_put(bd->bdev, bd->mode);
+	kfree(bd);
+}
+
+/* One I/O less in flight; the last one ends the command. */
+static void io_put(struct iet_scsi_req *req)
+{
+	if (atomic_dec_and_test(&req->io.pending))
+		iet_scsi_io_done(req, READ_ONCE(req->io.error));
+}
+
+static void blockio_end_io(struct bio *bio)
+{
+	struct iet_scsi_req *req = bio->bi_private;
+
+	if (bio->bi_status)
+		WRITE_ONCE(req->io.error, blk_status_to_errno(bio->bi_status));
+	bio_put(bio);
+	io_put(req);
+}
+
+static struct bio *new_bio(struct iet_scsi_req *req, struct block_device *bdev,
+			   unsigned int nr_vecs, blk_opf_t opf, sector_t sector)
+{
+	struct bio *bio = bio_alloc(bdev, nr_vecs, opf, GFP_NOIO);
+
+	bio->bi_iter.bi_sector = sector;
+	bio->bi_end_io = blockio_end_io;
+	bio->bi_private = req;
+	atomic_inc(&req->io.pending);
+	return bio;
+}
+
+/*
+ * Bios for the command's buffer, each as large as the block layer takes;
+ * the pending count starts at one so that no early completion ends the
+ * command before the last bio is out.
+ */
+static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
+{
+	struct block_device *bdev = ((struct blockio *)lun->private)->bdev;
+	struct iet_io *io = &req->io;
+	sector_t sector = io->pos >> SECTOR_SHIFT;
+	struct bio *bio = NULL;
+	unsigned int i, left;
+	blk_opf_t opf;
+	u64 len = io->len;
+
+	atomic_set(&io->pending, 1);
+	io->error = 0;
+	switch (io->op) {
+	case IET_IO_FLUSH:
+		/* The whole cache: a flush has no range. */
+		bio = new_bio(req, bdev, 0, REQ_OP_WRITE | REQ_PREFLUSH, 0);
+		submit_bio(bio);
+		io_put(req);
+		return;
+	case IET_IO_READ:
+		opf = REQ_OP_READ;
+		break;
+	case IET_IO_WRITE:
+	default:
+		opf = REQ_OP_WRITE | REQ_SYNC | (io->stable ? REQ_FUA : 0);
+		break;
+	}
+	left = req->buf.nr;
+	for (i = 0; i < req->buf.nr && len; i++) {
+		struct bio_vec *bv = &req->buf.bvec[i];
+		u32 n = min_t(u64, bv->bv_len, len);
+
+		if (!bio)
+			bio = new_bio(req, bdev, min_t(unsigned int, left,
+						       BIO_MAX_VECS),
+				      opf, sector);
+		if (bio_add_page(bio, bv->bv_page, n, bv->bv_offset) != n) {
+			submit_bio(bio);
+			bio = new_bio(req, bdev, min_t(unsigned int, left,
+						       BIO_MAX_VECS),
+				      opf, sector);
+			/* A fresh bio always takes one page. */
+			__bio_add_page(bio, bv->bv_page, n, bv->bv_offset);
+		}
+		sector += n >> SECTOR_SHIFT;
+		len -= n;
+		left--;
+	}
+	if (bio)
+		submit_bio(bio);
+	io_put(req);
+}
+
+const struct iet_backend_ops iet_blockio_ops = {
+	.name = "blockio",
+	.type = IET_LUN_BLOCKIO,
+	.attach = blockio_attach,
+	.detach = blockio_detach,
+	.submit = blockio_submit,
+};
