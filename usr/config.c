@@ -497,12 +497,7 @@ static int lun_arg_set(struct lun_conf *lun, enum lun_arg a, const char *v,
 		else if (!strcasecmp(v, "nullio"))
 			lun->type = IET_LUN_NULLIO;
 		else if (!strcasecmp(v, "blockio"))
-			/*
-			 * IET's bio backend; cluster agents ask for it for
-			 * block devices. fileio serves them through the VFS
-			 * until the kernel has a blockio backend.
-			 */
-			lun->type = IET_LUN_FILEIO;
+			lun->type = IET_LUN_BLOCKIO;
 		else {
 			snprintf(err, errlen,
 				 "\"%.32s\" is not fileio, blockio or nullio", v);
@@ -622,8 +617,9 @@ int lun_parse_args(const char *args, struct lun_conf *lun, char *err,
 			return -EINVAL;
 		}
 	}
-	if (lun->type == IET_LUN_FILEIO && !given[ARG_PATH]) {
-		snprintf(err, errlen, "Path: required for Type=fileio");
+	if (lun->type != IET_LUN_NULLIO && !given[ARG_PATH]) {
+		snprintf(err, errlen, "Path: required for Type=%s",
+			 lun_type_name(lun->type));
 		return -EINVAL;
 	}
 	if (lun->type == IET_LUN_NULLIO && given[ARG_PATH]) {

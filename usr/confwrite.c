@@ -38,11 +38,6 @@ static int put(struct textbuf *out, const char *fmt, ...)
 	return n;
 }
 
-static const char *type_name(uint32_t type)
-{
-	return type == IET_LUN_NULLIO ? "nullio" : "fileio";
-}
-
 static const char *iomode_name(uint32_t mode)
 {
 	switch (mode) {
@@ -69,7 +64,7 @@ int lun_args_format(const struct lun_conf *lun, char *buf, size_t len)
 
 	if (lun->type != IET_LUN_NULLIO)
 		ADD("Path=%s,", lun->path);
-	ADD("Type=%s,IOMode=%s", type_name(lun->type),
+	ADD("Type=%s,IOMode=%s", lun_type_name(lun->type),
 	    iomode_name(lun->iomode));
 	/* Written even when derived: a LUN's identity must never drift. */
 	if (lun->scsi_id[0])

@@ -317,3 +317,15 @@ void lun_conf_derive_ids(struct lun_conf *lun, const char *target_name)
 		snprintf(lun->scsi_sn, sizeof(lun->scsi_sn), "%s",
 			 lun->scsi_id);
 }
+
+const char *lun_type_name(uint32_t type)
+{
+	switch (type) {
+	case IET_LUN_NULLIO:
+		return "nullio";
+	case IET_LUN_BLOCKIO:
+		return "blockio";
+	default:
+		return "fileio";
+	}
+}

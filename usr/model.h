@@ -149,6 +149,8 @@ uint32_t auth_algs(const struct auth *a, const struct auth *fallback);
  * so a LUN keeps its identity across restarts and hosts.
  */
 void lun_conf_derive_ids(struct lun_conf *lun, const char *target_name);
+/* "fileio", "blockio" or "nullio", as ietd.conf writes a LUN type. */
+const char *lun_type_name(uint32_t type);
 
 /* Wipe a secret (or anything derived from one) so it leaves no copy. */
 void wipe(void *p, size_t len);

@@ -21,11 +21,6 @@ static const char *const tparam_names[IET_TP_COUNT] = {
 	[IET_TP_NOP_TIMEOUT] = "NOPTimeout",
 };
 
-static const char *type_name(uint32_t t)
-{
-	return t == IET_LUN_NULLIO ? "nullio" : "fileio";
-}
-
 static const char *iomode_name(uint32_t m)
 {
 	return m == IET_IOMODE_WB ? "wb" : m == IET_IOMODE_RO ? "ro" : "wt";
@@ -103,7 +98,7 @@ static void lun_text(struct textbuf *out, const struct klun *kl)
 	out_line(out, "Lun=%u", l->lun);
 	if (l->type != IET_LUN_NULLIO)
 		out_line(out, "Path=%s", l->path);
-	out_line(out, "Type=%s", type_name(l->type));
+	out_line(out, "Type=%s", lun_type_name(l->type));
 	out_line(out, "IOMode=%s", iomode_name(l->iomode));
 	out_line(out, "ScsiId=%s", l->scsi_id);
 	out_line(out, "ScsiSN=%s", l->scsi_sn);
@@ -136,7 +131,7 @@ static void all_text(struct textbuf *out, const struct kstate *st)
 
 			stats_inline(stats, sizeof(stats), &kl->stats);
 			out_line(out, "\tlun:%u iotype:%s iomode:%s %s%s%s",
-				 kl->conf.lun, type_name(kl->conf.type),
+				 kl->conf.lun, lun_type_name(kl->conf.type),
 				 iomode_name(kl->conf.iomode), stats,
 				 kl->conf.path[0] ? " path:" : "",
 				 kl->conf.path);
@@ -204,7 +199,7 @@ static void lun_json(struct jw *j, const struct klun *kl)
 
 	jw_obj(j, NULL);
 	jw_u64(j, "lun", l->lun);
-	jw_str(j, "type", type_name(l->type));
+	jw_str(j, "type", lun_type_name(l->type));
 	if (l->type != IET_LUN_NULLIO)
 		jw_str(j, "path", l->path);
 	jw_str(j, "iomode", iomode_name(l->iomode));

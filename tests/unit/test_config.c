@@ -486,15 +486,16 @@ TEST(config_origin_lines_belong_to_the_state_file_only)
 	config_free(&cfg);
 }
 
-TEST(config_blockio_is_served_by_fileio)
+TEST(config_blockio_is_its_own_type)
 {
 	struct config cfg;
 
 	REQUIRE(parse("Target " TARGET1 "\n Lun 0 Path=/dev/sda,Type=blockio\n",
 		      &cfg) == 0);
-	CHECK_EQ(cfg.targets[0].luns[0].type, IET_LUN_FILEIO);
+	CHECK_EQ(cfg.targets[0].luns[0].type, IET_LUN_BLOCKIO);
 	config_free(&cfg);
 }
+
 
 TEST(config_error_duplicate_lun_numbers)
 {
@@ -516,6 +517,8 @@ TEST(config_error_lun_arguments_name_the_argument)
 {
 	FAILS("Target " TARGET1 "\n Lun 0 Type=fileio\n",
 	      "ietd.conf:2: Lun: ", "Path: required for Type=fileio");
+	FAILS("Target " TARGET1 "\n Lun 0 Type=blockio\n",
+	      "ietd.conf:2: Lun: ", "Path: required for Type=blockio");
 	FAILS("Target " TARGET1 "\n Lun 0\n",
 	      "ietd.conf:2: Lun: ", "Path: required");
 	FAILS("Target " TARGET1 "\n Lun 0 Path=disk.img\n",

@@ -298,7 +298,7 @@ TEST(ops_new_lun_as_a_cluster_agent_asks_for_it)
 	c = fake_last(F_LUN_NEW);
 	CHECK_EQ(c->tid, 1);
 	CHECK_EQ(c->lun.lun, 2);
-	CHECK_EQ(c->lun.type, IET_LUN_FILEIO);
+	CHECK_EQ(c->lun.type, IET_LUN_BLOCKIO);
 	CHECK_STR(c->lun.path, "/dev/null");
 	CHECK_STR(c->lun.scsi_id, "vol2");
 	CHECK_STR(c->lun.scsi_sn, "sn2");
