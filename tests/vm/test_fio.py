@@ -21,16 +21,16 @@ NULLIO_MATRIX = [fio.Combo(c.bs, {"write": "rw", "randwrite": "randrw"}[c.rw], c
 def lun_for(backend, request, backing):
     if backend == "fileio-file":
         return Lun(0, str(backing("fio", SIZE)))
-    if backend == "fileio-brd":
+    if backend in ("fileio-brd", "blockio-brd"):
         brd = request.getfixturevalue("brd")
         assert brd.size >= SIZE
-        return Lun(0, brd.dev)
+        return Lun(0, brd.dev, type=backend.split("-")[0])
     assert backend == "nullio"
     return Lun(0, type="nullio", params={"Blocks": SIZE // 512})
 
 
 @pytest.mark.parametrize("digests", ["none", "crc32c"])
-@pytest.mark.parametrize("backend", ["fileio-file", "fileio-brd", "nullio"])
+@pytest.mark.parametrize("backend", ["fileio-file", "fileio-brd", "blockio-brd", "nullio"])
 def test_fio_matrix_completes_without_errors(request, ietd, backing, initiator, backend, digests):
     name = iqn(f"fio-{backend}-{digests}")
     ietd(Target(name, [lun_for(backend, request, backing)], params=BOTH_DIGESTS))

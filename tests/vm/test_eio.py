@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A write the storage fails is never answered GOOD: a LUN whose backing
+device has a device-mapper `error` range in its middle, written there one
+block at a time while other writers keep the same LUN busy elsewhere. Every
+write into the range fails with MEDIUM ERROR, every write outside it
+succeeds and reads back (fio verify)."""
+
+import mmap
+import os
+import subprocess
+
+import pytest
+
+from vmlib import kmsg
+from vmlib.target import Lun, Target, iqn
+from vmlib.util import MiB, RESULTS, run, safe_name
+
+SECTOR = 512
+GOOD = 16 * MiB                 # good blocks before the error range
+BAD = 1 * MiB                   # the error range
+TRIES = 64                      # single-block writes into it
+
+
+@pytest.fixture
+def error_device(brd):
+    """/dev/mapper/iet-eio: the brd disk with BAD bytes at GOOD that fail
+    every I/O. Listed before ietd, it outlives the target that uses it."""
+    name = "iet-eio"
+    g, b = GOOD // SECTOR, BAD // SECTOR
+    rest = brd.size // SECTOR - g - b
+    dev = brd.dev
+    table = (f"0 {g} linear {dev} 0\n"
+             f"{g} {b} error\n"
+             f"{g + b} {rest} linear {dev} {g + b}\n")
+    run(["dmsetup", "create", name], input=table)
+    try:
+        run(["udevadm", "settle"], check=False, timeout=60)
+        yield f"/dev/mapper/{name}"
+    finally:
+        # A device left behind would hold the brd disk for every later test.
+        run(["dmsetup", "remove", "--retry", name], timeout=60)
+
+
+def write_block(disk, offset):
+    """One 4 KiB O_DIRECT write: None if it succeeded, else the errno."""
+    fd = os.open(disk, os.O_WRONLY | os.O_DIRECT)
+    try:
+        buf = mmap.mmap(-1, 4096)
+        buf.write(os.urandom(4096))
+        os.pwrite(fd, buf, offset)
+        return None
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("lun_type", ["fileio", "blockio"])
+def test_writes_into_a_failing_range_are_never_answered_good(error_device, ietd, initiator,
+                                                             request, lun_type):
+    dev = error_device
+    name = iqn(f"eio-{lun_type}")
+    ietd(Target(name, [Lun(0, dev, type=lun_type, params={"IOMode": "wt"})]))
+    disk = initiator.login(name).disk(0)
+    log = kmsg.KernelLog()
+    job = RESULTS / f"fio-{safe_name(request.node.name)}.fio"
+    job.write_text("\n".join([
+        "[global]", f"filename={disk}", "ioengine=libaio", "direct=1", "bs=4k",
+        "iodepth=16", "rw=randwrite", f"size={GOOD}", "verify=crc32c",
+        "verify_fatal=1", "verify_backlog=64", "time_based=1", "runtime=30",
+        "numjobs=2", "", "[busy]", ""]))
+    busy = subprocess.Popen(["fio", "--output-format=json",
+                             f"--output={job.with_suffix('.json')}", str(job)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        results = [write_block(disk, GOOD + (i * 4096) % BAD) for i in range(TRIES)]
+    finally:
+        out, _ = busy.communicate(timeout=300)
+    lines = log.new_lines()
+    log.close()
+
+    answered_good = [i for i, err in enumerate(results) if err is None]
+    assert not answered_good, \
+        f"{len(answered_good)} of {TRIES} writes into the error range were answered GOOD"
+    assert busy.returncode == 0, f"fio on the good range failed:\n{out}"
+    medium = [ln for ln in lines if "Medium Error" in ln]
+    assert medium, "the initiator never saw MEDIUM ERROR sense:\n" + "\n".join(lines[-40:])
