@@ -178,13 +178,18 @@ static void build_scsi_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
 static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 {
 	u32 max_r2t = conn->session->keys[IET_KEY_MAX_OUTSTANDING_R2T];
-	u32 total, off = 0, len = 0, r2tsn = 0;
+	u32 max_burst = conn->session->keys[IET_KEY_MAX_BURST];
+	u32 total, off = 0, len = 0, r2tsn = 0, need;
 	bool executed;
 
-	/* The pages for the data an R2T asks for: now, or once there is room. */
+	/*
+	 * The pages for the data the next R2T asks for (a burst: r2t_next
+	 * moves only here), now or once there is room.
+	 */
+	need = min(cmd->want_len, cmd->r2t_next + max_burst);
 	if (READ_ONCE(cmd->state) < IET_ST_EXECUTED && !cmd->aborted &&
-	    cmd->req.buf.len < cmd->want_len) {
-		int ret = iet_cmd_buf_grow(cmd, cmd->want_len, IET_MEM_WAIT_R2T);
+	    cmd->req.buf.len < need) {
+		int ret = iet_cmd_buf_grow(cmd, need, IET_MEM_WAIT_R2T);
 
 		if (ret) {
 			spin_lock(&conn->lock);
@@ -207,8 +212,7 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 	if (!executed && !cmd->aborted && cmd->r2t_next < cmd->want_len &&
 	    cmd->r2t_outstanding < max_r2t) {
 		off = cmd->r2t_next;
-		len = min(cmd->want_len - off,
-			  conn->session->keys[IET_KEY_MAX_BURST]);
+		len = min(cmd->want_len - off, max_burst);
 		cmd->r2t_next += len;
 		cmd->r2t_outstanding++;
 		r2tsn = cmd->r2t_sn++;
