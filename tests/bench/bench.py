@@ -4,9 +4,11 @@
 
 Each target in turn exports the same storage at 127.0.0.1:3260 to the kernel
 initiator with the same session limits; fio then runs every workload on the
-disk it brings. Two backings: a zero-filled brd RAM disk (IET fileio with
-IOMode=wt, LIO iblock, tgt rdwr), and no storage at all (IET nullio, LIO
-rd_mcp nullio, tgt null), which measures the protocol path alone.
+disk it brings. Three backings: a zero-filled brd RAM disk through the page
+cache ("ram": IET fileio with IOMode=wt, LIO iblock, tgt rdwr), the same disk
+without it ("ram-blockio": IET blockio, LIO iblock, tgt rdwr with O_DIRECT),
+and no storage at all ("null": IET nullio, LIO rd_mcp nullio, tgt null),
+which measures the protocol path alone.
 
 Absolute numbers under software emulation mean little; the ratios do.
 Writes RESULTS/bench.json, RESULTS/bench.md and, if matplotlib is there,
@@ -48,6 +50,7 @@ KEYS = {
     "FirstBurstLength": 65536,
 }
 IQN = "iqn.2001-04.com.example:bench"
+BACKINGS = ["ram", "ram-blockio", "null"]
 PORTAL = "127.0.0.1:3260"
 
 
@@ -63,6 +66,8 @@ class Iet:
         self.kmod.load()
         if backing == "ram":
             lun = Lun(0, storage.Brd.dev, params={"IOMode": "wt"})
+        elif backing == "ram-blockio":
+            lun = Lun(0, storage.Brd.dev, type="blockio", params={"IOMode": "wt"})
         else:
             lun = Lun(0, type="nullio", params={"Blocks": size // 512})
         params = dict(KEYS, NOPInterval=0)
@@ -89,7 +94,7 @@ class Lio:
 
     def start(self, backing, size):
         r = self.r
-        if backing == "ram":
+        if backing.startswith("ram"):
             so = r.BlockStorageObject("bench", dev=storage.Brd.dev)
         else:
             so = r.RDMCPStorageObject("bench", size=size, nullio=True)
@@ -131,6 +136,8 @@ class Tgt:
         self.adm("--op", "new", "--mode", "target", "--tid", "1", "-T", IQN)
         if backing == "ram":
             lu = ["--bstype", "rdwr", "-b", storage.Brd.dev]
+        elif backing == "ram-blockio":
+            lu = ["--bstype", "rdwr", "--bsoflags", "direct", "-b", storage.Brd.dev]
         else:
             lu = ["--bstype", "null", "-b", "/dev/null"]
         # tgt's LUN 0 is its controller: the disk is LUN 1.
@@ -176,7 +183,7 @@ def measure(impl, backing, size, runtime, results):
         for w in WORKLOADS:
             label = f"{impl.name}-{backing}-{w}".replace(" ", "_")
             out[w] = fio(disk, w, runtime, size, results, label)
-            print(f"bench: {impl.name:4} {backing:4} {w:18} {out[w]['iops']:10.0f} IOPS "
+            print(f"bench: {impl.name:4} {backing:11} {w:18} {out[w]['iops']:10.0f} IOPS "
                   f"{out[w]['mbps']:8.1f} MB/s {out[w]['lat_us']:9.1f} us", flush=True)
         login.logout()
     finally:
@@ -241,7 +248,7 @@ def main():
     ap.add_argument("results", type=Path)
     ap.add_argument("--runtime", type=int, default=10, help="seconds per fio job")
     ap.add_argument("--size", type=int, default=512, help="MiB of storage")
-    ap.add_argument("--only", choices=["ram", "null"], help="one backing only")
+    ap.add_argument("--only", choices=BACKINGS, help="one backing only")
     a = ap.parse_args()
     a.results.mkdir(parents=True, exist_ok=True)
     size = a.size * MiB
@@ -250,7 +257,7 @@ def main():
     impls = [Iet(a.results), Lio(a.results), Tgt(a.results)]
     data = {}
     try:
-        for backing in [a.only] if a.only else ["ram", "null"]:
+        for backing in [a.only] if a.only else BACKINGS:
             data[backing] = {}
             for impl in impls:
                 data[backing][impl.name] = measure(impl, backing, size, a.runtime, a.results)
