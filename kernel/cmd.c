@@ -263,15 +263,44 @@ void iet_reject(struct iet_conn *conn, const struct iscsi_hdr *hdr, u8 reason)
 }
 
 /*
- * The end of every SCSI command, from any context (a bio's end_io too):
- * it goes to the write thread through a lock-free list, which holds a
- * reference, so that nothing here can be the last put.
+ * Completions from interrupt context (a bio's end_io) wait here for a work
+ * item: there nothing may take a lock that process context takes without
+ * disabling interrupts, nor be the last put of a command, a LUN or a
+ * connection. Only these two global objects are touched there.
+ */
+static LLIST_HEAD(irq_done);
+
+static void irq_done_work(struct work_struct *work)
+{
+	struct llist_node *list = llist_reverse_order(llist_del_all(&irq_done));
+	struct iet_cmd *cmd, *tmp;
+
+	/* _safe: iet_cmd_complete() reuses done_node for the conn's list. */
+	llist_for_each_entry_safe(cmd, tmp, list, done_node) {
+		iet_cmd_complete(&cmd->req);
+		iet_cmd_put(cmd);	/* the backend's */
+	}
+}
+
+static DECLARE_WORK(irq_done_w, irq_done_work);
+
+/*
+ * The end of every SCSI command, from any context: it goes to the write
+ * thread through a lock-free list, which holds a reference of its own (so
+ * the caller's is never the last one this function drops). From interrupt
+ * context it takes the detour through irq_done first.
  */
 void iet_cmd_complete(struct iet_scsi_req *req)
 {
 	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
 	struct iet_conn *conn = cmd->conn;
 
+	if (!in_task()) {
+		iet_cmd_get(cmd);
+		if (llist_add(&cmd->done_node, &irq_done))
+			iet_queue_work(&irq_done_w);
+		return;
+	}
 	iet_scsi_account(&conn->session->stats, req);
 	if (req->lun)
 		iet_scsi_account(&req->lun->stats, req);
@@ -306,8 +335,14 @@ void iet_scsi_done(struct iet_scsi_req *req)
 {
 	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
 
-	iet_cmd_complete(req);
-	iet_cmd_put(cmd);	/* the backend's; the list holds another */
+	if (in_task()) {
+		iet_cmd_complete(req);
+		iet_cmd_put(cmd);	/* the backend's; the list holds another */
+		return;
+	}
+	/* The backend's reference goes with it to the work item. */
+	if (llist_add(&cmd->done_node, &irq_done))
+		iet_queue_work(&irq_done_w);
 }
 
 /*

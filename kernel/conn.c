@@ -259,6 +259,12 @@ static void conn_drain_work(struct work_struct *work)
 	iet_conn_drain_done(container_of(work, struct iet_conn, done_work));
 }
 
+/* Work of the module's own, on a workqueue that runs under memory pressure. */
+void iet_queue_work(struct work_struct *work)
+{
+	queue_work(iet_wq, work);
+}
+
 /* A completion after the write thread is gone: drained by a work item. */
 void iet_conn_drain_later(struct iet_conn *conn)
 {

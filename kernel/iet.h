@@ -390,6 +390,7 @@ void iet_conn_put(struct iet_conn *conn);
 void iet_conn_wake_tx(struct iet_conn *conn);
 void iet_conn_drain_done(struct iet_conn *conn);
 void iet_conn_drain_later(struct iet_conn *conn);
+void iet_queue_work(struct work_struct *work);
 int iet_rx_thread(void *arg);
 int iet_tx_thread(void *arg);
 
