@@ -256,7 +256,10 @@ static void conn_release(struct work_struct *work)
 
 static void conn_drain_work(struct work_struct *work)
 {
-	iet_conn_drain_done(container_of(work, struct iet_conn, done_work));
+	struct iet_conn *conn = container_of(work, struct iet_conn, done_work);
+
+	iet_conn_drain_done(conn);
+	iet_conn_put(conn);	/* the one iet_conn_drain_later() took */
 }
 
 /* Work of the module's own, on a workqueue that runs under memory pressure. */
@@ -265,10 +268,17 @@ void iet_queue_work(struct work_struct *work)
 	queue_work(iet_wq, work);
 }
 
-/* A completion after the write thread is gone: drained by a work item. */
+/*
+ * A completion after the write thread is gone: drained by a work item. The
+ * pending work holds the connection: the completion it was queued for may
+ * be drained by a run already under way, and the completer's own put then
+ * be the connection's last.
+ */
 void iet_conn_drain_later(struct iet_conn *conn)
 {
-	queue_work(iet_wq, &conn->done_work);
+	kref_get(&conn->kref);
+	if (!queue_work(iet_wq, &conn->done_work))
+		iet_conn_put(conn);
 }
 
 static int conn_check_socket(struct socket *sock, struct netlink_ext_ack *extack)
