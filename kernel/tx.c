@@ -171,6 +171,23 @@ static void build_scsi_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
 }
 
 /*
+ * End a command that waits for its data here and now, unless task
+ * management or its last Data-Out has ended it first: only one of them
+ * completes it.
+ */
+static bool cmd_take_dispatch(struct iet_conn *conn, struct iet_cmd *cmd)
+{
+	bool take;
+
+	spin_lock(&conn->lock);
+	take = cmd->state == IET_ST_DELIVERED && !cmd->aborted;
+	if (take)
+		cmd->state = IET_ST_DISPATCHED;
+	spin_unlock(&conn->lock);
+	return take;
+}
+
+/*
  * The next PDU of a SCSI command. When it has none to send now, it leaves
  * the queue in the same critical section that decided so: whoever makes
  * more work for it then finds it off the queue and queues it again.
@@ -197,7 +214,7 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 			cmd->queued = false;
 			spin_unlock(&conn->lock);
 		}
-		if (ret == -ENOMEM) {
+		if (ret == -ENOMEM && cmd_take_dispatch(conn, cmd)) {
 			/* Out of memory for now: BUSY, and the initiator retries. */
 			cmd->req.status = SAM_STAT_BUSY;
 			cmd->req.execute = NULL;
