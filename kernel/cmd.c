@@ -26,7 +26,15 @@ int __init iet_cmd_cache_init(void)
  */
 void iet_cmd_wait_all(void)
 {
-	wait_var_event(&nr_cmds_alive, !atomic_read(&nr_cmds_alive));
+	/*
+	 * Unbounded, and it must be: they run our code when they end. A
+	 * connection released without them pinned the module, so only an
+	 * unload begun while they were still owned by a connection gets here.
+	 */
+	while (!wait_var_event_timeout(&nr_cmds_alive,
+				       !atomic_read(&nr_cmds_alive), 30 * HZ))
+		pr_notice("unload waits for %d commands still in the backend\n",
+			  atomic_read(&nr_cmds_alive));
 }
 
 void iet_cmd_cache_exit(void)

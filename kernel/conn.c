@@ -5,6 +5,7 @@
  */
 #include <linux/file.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <net/sock.h>
@@ -22,7 +23,10 @@ static struct workqueue_struct *iet_wq;
  * Past it the connection and its session are released anyway: the commands
  * keep what they use referenced and their completions are dropped.
  */
-#define RELEASE_WAIT	(30 * HZ)
+static unsigned int release_timeout = 30;
+module_param(release_timeout, uint, 0644);
+MODULE_PARM_DESC(release_timeout,
+		 "seconds a closing connection waits for commands stuck in the backend (default 30)");
 
 /*
  * A dead peer is found by TCP even without NOP-In pings: keepalive probes
@@ -49,6 +53,8 @@ static void conn_free(struct kref *kref)
 {
 	struct iet_conn *conn = container_of(kref, struct iet_conn, kref);
 
+	if (test_bit(IET_CF_PINS_MODULE, &conn->flags))
+		module_put(THIS_MODULE);
 	put_task_struct(conn->rx_thread);
 	put_task_struct(conn->tx_thread);
 	fput(conn->file);
@@ -209,6 +215,7 @@ static void conn_release(struct work_struct *work)
 					     release_work);
 	struct iet_session *session = conn->session;
 	struct iet_target *target = session->target;
+	unsigned int wait;
 	bool last;
 
 	if (test_bit(IET_CF_FAILED, &conn->flags))
@@ -231,11 +238,19 @@ static void conn_release(struct work_struct *work)
 
 	iet_cmd_release_tables(conn);
 	/* Commands still in the backend end on their own; wait a while. */
+	wait = max(READ_ONCE(release_timeout), 1U);
 	if (!wait_event_timeout(conn->cmds_wq, !atomic_read(&conn->nr_cmds),
-				RELEASE_WAIT))
+				wait * HZ)) {
 		pr_notice("target %u session %#llx cid %u: %d commands still in the backend after %u s; released without them\n",
 			  target->tid, session->sid, conn->cid,
-			  atomic_read(&conn->nr_cmds), RELEASE_WAIT / HZ);
+			  atomic_read(&conn->nr_cmds), wait);
+		/*
+		 * They run our code when they end: until then rmmod is
+		 * refused rather than left waiting for them.
+		 */
+		if (try_module_get(THIS_MODULE))
+			set_bit(IET_CF_PINS_MODULE, &conn->flags);
+	}
 
 	mutex_lock(&target->lock);
 	list_del(&conn->list);

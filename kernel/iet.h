@@ -253,6 +253,7 @@ enum iet_conn_flag {
 	IET_CF_RX_HELD,		/* rx holds a PDU until commands are freed */
 	IET_CF_RELEASED,		/* the threads are gone: drain in a work */
 	IET_CF_MEM_KICK,		/* memory was freed: retry conn->mem_wait */
+	IET_CF_PINS_MODULE,	/* released with commands stuck in the backend */
 };
 
 /*

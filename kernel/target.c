@@ -127,6 +127,54 @@ void iet_pool_submit(struct iet_target *target, struct iet_cmd *cmd)
 	wake_up(&pool->wq);
 }
 
+/* I/O threads leaving a pool: stopped by a work item, not by the caller. */
+struct pool_retire {
+	struct work_struct work;
+	struct iet_target *target;	/* the pool they wait on */
+	unsigned int nr;
+	struct task_struct *tasks[];
+};
+
+static void pool_retire_work(struct work_struct *work)
+{
+	struct pool_retire *r = container_of(work, struct pool_retire, work);
+	unsigned int i;
+
+	/* Each ends its command first, however long the backend takes. */
+	for (i = 0; i < r->nr; i++)
+		kthread_stop(r->tasks[i]);
+	iet_target_put(r->target);
+	kfree(r);
+}
+
+/*
+ * Stop the pool's threads from the nr-th on. A thread may be inside a
+ * backend that never returns: the control plane must not wait for it, so
+ * a work item does (module unload waits for that work, and must: the
+ * thread runs our code).
+ */
+static void pool_shrink(struct iet_target *target, unsigned int nr)
+{
+	struct iet_iopool *pool = &target->pool;
+	struct pool_retire *r;
+
+	r = kmalloc(struct_size(r, tasks, pool->nr - nr), GFP_KERNEL);
+	if (!r) {
+		while (pool->nr > nr)
+			kthread_stop(pool->threads[--pool->nr]);
+		return;
+	}
+	INIT_WORK(&r->work, pool_retire_work);
+	kref_get(&target->kref);
+	r->target = target;
+	r->nr = 0;
+	while (pool->nr > nr) {
+		r->tasks[r->nr++] = pool->threads[--pool->nr];
+		pool->threads[pool->nr] = NULL;
+	}
+	iet_queue_work(&r->work);
+}
+
 int iet_pool_resize(struct iet_target *target, unsigned int nr)
 {
 	struct iet_iopool *pool = &target->pool;
@@ -141,11 +189,12 @@ int iet_pool_resize(struct iet_target *target, unsigned int nr)
 			return PTR_ERR(task);
 		pool->threads[pool->nr++] = task;
 	}
-	while (pool->nr > nr) {
-		kthread_stop(pool->threads[--pool->nr]);
-		pool->threads[pool->nr] = NULL;
-	}
-	/* Nobody is left to run what is queued: it ends unexecuted. */
+	if (pool->nr > nr)
+		pool_shrink(target, nr);
+	/*
+	 * Nobody is left to take what is queued: it ends unexecuted (a
+	 * retiring thread may still take some first).
+	 */
 	while (!pool->nr && (cmd = pool_take(pool))) {
 		cmd->aborted = true;
 		iet_io_run(cmd);

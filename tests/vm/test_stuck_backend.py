@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Storage that stops answering (a device-mapper device suspended under the
+LUN: its I/O waits for ever) costs the target a bounded teardown and nothing
+else. With writes stuck in the backend and the initiator gone:
+
+- the connection and its session are released within release_timeout;
+- ietd and ietadm keep answering, and deleting the target returns at once
+  (its I/O threads are stopped in the background, not by the request);
+- rmmod is refused, not left hanging, while the commands are stuck;
+- once the storage answers again the commands end, rmmod succeeds and
+  nothing is left behind."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from vmlib import proc
+from vmlib import rawiscsi as ri
+from vmlib.target import Lun, Target, assert_module_gone, ietadm, iqn
+from vmlib.util import run, wait_until
+
+RELEASE_S = 3                    # release_timeout for the test
+GONE_WITHIN = RELEASE_S + 20     # seconds, with room for emulation
+PROMPT_S = 10                    # what "at once" means under emulation
+STUCK_WRITES = 8
+DM_NAME = "iet-stuck"
+
+
+@pytest.fixture
+def stuck_device(brd):
+    """/dev/mapper/iet-stuck, a linear map of the brd disk, suspended by the
+    test and resumed (then removed) at the end whatever happened. Listed
+    before ietd, it outlives the target that uses it."""
+    run(["dmsetup", "create", DM_NAME], input=f"0 {brd.size // 512} linear {brd.dev} 0\n")
+    try:
+        run(["udevadm", "settle"], check=False, timeout=60)
+        yield f"/dev/mapper/{DM_NAME}"
+    finally:
+        run(["dmsetup", "resume", DM_NAME], check=False, timeout=60)
+        run(["dmsetup", "remove", "--retry", DM_NAME], timeout=60)
+
+
+def set_release_timeout(seconds):
+    Path("/sys/module/iscsi_trgt/parameters/release_timeout").write_text(f"{seconds}\n")
+
+
+@pytest.mark.parametrize("lun_type", ["fileio", "blockio"])
+def test_writes_stuck_in_the_backend_never_stall_teardown(stuck_device, kmod, ietd, lun_type):
+    set_release_timeout(RELEASE_S)
+    name = iqn(f"stuck-{lun_type}")
+    daemon = ietd(Target(name, [Lun(0, stuck_device, type=lun_type)]))
+    c = ri.Connection(name, initiator="iqn.2024-01.com.example.iet:stuck", timeout=PROMPT_S)
+    c.connect()
+    c.login()
+
+    run(["dmsetup", "suspend", DM_NAME], timeout=60)
+    tasks = [c.submit(ri.cdb_write10(i * 8, 8), data=os.urandom(4096))
+             for i in range(STUCK_WRITES)]
+    time.sleep(2)
+    c.poll()
+    answered = [p for p in c.unclaimed if p.opcode == ri.SCSI_RSP]
+    assert not answered, f"writes to a suspended device were answered: {answered}"
+
+    c.reset()                     # the initiator vanishes
+    start = time.monotonic()
+    wait_until(lambda: proc.sessions_of(name) == [], GONE_WITHIN,
+               lambda: f"the session to go although {len(tasks)} writes are stuck; "
+                       f"/proc/net/iet/session:\n{proc.SESSION.read_text()}")
+    took = time.monotonic() - start
+    assert took >= RELEASE_S - 1, f"released after {took:.1f}s, before release_timeout"
+
+    start = time.monotonic()
+    shown = ietadm("--op", "show", "--tid=1", timeout=PROMPT_S)
+    assert "Wthreads" in shown.stdout, shown.stdout
+    ietadm("--op", "delete", "--tid=1", timeout=PROMPT_S)
+    assert time.monotonic() - start < PROMPT_S, "the control plane waited for the backend"
+    assert proc.target(proc.volumes(), name) is None, "the deleted target is still listed"
+    daemon.stop()
+
+    cp = run(["rmmod", "iscsi_trgt"], check=False, timeout=PROMPT_S)
+    assert cp.returncode != 0 and kmod.loaded, \
+        "rmmod succeeded with commands still in the backend"
+
+    run(["dmsetup", "resume", DM_NAME], timeout=60)
+    kmod.unload(timeout=60)
+    assert_module_gone(kmod)
