@@ -13,53 +13,57 @@
 #include "iet.h"
 
 struct blockio {
-	struct block_device *bdev;
-	fmode_t mode;
+	struct iet_bdev b;
 };
+
+static struct block_device *lun_bdev(struct iet_lun *lun)
+{
+	return ((struct blockio *)lun->private)->b.bdev;
+}
 
 static int blockio_attach(struct iet_lun *lun, const char *path)
 {
-	fmode_t mode = FMODE_READ | FMODE_EXCL;
 	struct block_device *bdev;
 	struct blockio *bd;
+	int ret;
 
 	if (!path || !path[0])
 		return -EINVAL;
-	if (lun->iomode != IET_IOMODE_RO)
-		mode |= FMODE_WRITE;
+	bd = kzalloc(sizeof(*bd), GFP_KERNEL);
+	if (!bd)
+		return -ENOMEM;
 	/*
 	 * Exclusive against every other user (a mount, another target); the
 	 * target is the holder, so that a LUN deleted and added back at once
 	 * (Proxmox VE's resize) is not refused while the old one finishes.
 	 */
-	bdev = blkdev_get_by_path(path, mode, lun->target);
-	if (IS_ERR(bdev))
-		return PTR_ERR(bdev);
-	if (lun->block_size < bdev_logical_block_size(bdev)) {
-		blkdev_put(bdev, mode);
-		return -EDOM;
-	}
-	if (bdev_nr_bytes(bdev) < lun->block_size) {
-		blkdev_put(bdev, mode);
-		return -ENOSPC;
-	}
-	bd = kzalloc(sizeof(*bd), GFP_KERNEL);
-	if (!bd) {
-		blkdev_put(bdev, mode);
-		return -ENOMEM;
-	}
-	bd->bdev = bdev;
-	bd->mode = mode;
+	ret = iet_bdev_open(&bd->b, path, lun->iomode != IET_IOMODE_RO,
+			    lun->target);
+	if (ret)
+		goto out_free;
+	bdev = bd->b.bdev;
+	ret = -EDOM;
+	if (lun->block_size < bdev_logical_block_size(bdev))
+		goto out_close;
+	ret = -ENOSPC;
+	if (bdev_nr_bytes(bdev) < lun->block_size)
+		goto out_close;
 	lun->blocks = bdev_nr_bytes(bdev) >> lun->blkbits;
 	lun->private = bd;
 	return 0;
+
+out_close:
+	iet_bdev_close(&bd->b);
+out_free:
+	kfree(bd);
+	return ret;
 }
 
 static void blockio_detach(struct iet_lun *lun)
 {
 	struct blockio *bd = lun->private;
 
-	blkdev_put(bd->bdev, bd->mode);
+	iet_bdev_close(&bd->b);
 	kfree(bd);
 }
 
@@ -99,7 +103,7 @@ static struct bio *new_bio(struct iet_scsi_req *req, struct block_device *bdev,
  */
 static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 {
-	struct block_device *bdev = ((struct blockio *)lun->private)->bdev;
+	struct block_device *bdev = lun_bdev(lun);
 	struct iet_io *io = &req->io;
 	sector_t sector = io->pos >> SECTOR_SHIFT;
 	struct bio *bio = NULL;

@@ -223,7 +223,7 @@ static void conn_release(struct work_struct *work)
 
 	kernel_sock_shutdown(conn->sock, SHUT_RDWR);
 	conn_unclaim_socket(conn);
-	del_timer_sync(&conn->timer);
+	timer_delete_sync(&conn->timer);
 
 	/* Whoever queued work saw CLOSING clear and woke tx under this lock. */
 	spin_lock(&conn->lock);
@@ -472,7 +472,7 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 	if (ret) {
 		mutex_unlock(&target->lock);
 		NL_SET_ERR_MSG(extack, "the socket is in use");
-		del_timer_sync(&conn->timer);
+		timer_delete_sync(&conn->timer);
 		conn_destroy_threads(conn);
 		iet_session_put(session);
 		goto out_conn;

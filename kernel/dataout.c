@@ -4,7 +4,6 @@
  * the Data-Out PDUs that carry their write data, checked against what each
  * command expects and what its R2Ts asked for.
  */
-#include <asm/unaligned.h>
 #include <scsi/scsi_common.h>
 
 #include "iet.h"

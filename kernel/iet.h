@@ -24,6 +24,8 @@
 #include <scsi/scsi_proto.h>
 #include <linux/iet.h>
 
+#include "compat.h"
+
 #define IET_MAX_WTHREADS	128
 #define IET_MAX_XFER		(8U << 20)	/* bytes per SCSI command */
 #define IET_MAX_AHS		1020		/* 255 words */

@@ -101,7 +101,7 @@ static void changed(void)
 /* How long a request waits for a session or connection to go. */
 #define DEL_WAIT	(60 * HZ)
 
-static int pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+static int pre_doit(const IET_GENL_OPS *ops, struct sk_buff *skb,
 		    struct genl_info *info)
 {
 	if (ops->internal_flags & UNLOCKED)
@@ -115,7 +115,7 @@ static int pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 	return 0;
 }
 
-static void post_doit(const struct genl_ops *ops, struct sk_buff *skb,
+static void post_doit(const IET_GENL_OPS *ops, struct sk_buff *skb,
 		      struct genl_info *info)
 {
 	if (!(ops->internal_flags & UNLOCKED))
@@ -328,8 +328,7 @@ static int target_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 static struct iet_target *dump_target(struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
-	struct nlattr *tid = info->attrs[IET_A_TID];
+	struct nlattr *tid = iet_dump_attrs(cb)[IET_A_TID];
 
 	if (!tid) {
 		NL_SET_ERR_MSG(cb->extack, "a dump of this kind needs a tid");

@@ -3,7 +3,6 @@
  * SBC-3 block commands: READ and WRITE (6, 10, 12, 16), READ CAPACITY (10,
  * 16), SYNCHRONIZE CACHE (10, 16). Only whole blocks reach a backend.
  */
-#include <asm/unaligned.h>
 #include <scsi/scsi_common.h>
 
 #include "iet.h"

@@ -5,7 +5,6 @@
  */
 #include <linux/crc32c.h>
 #include <linux/slab.h>
-#include <asm/unaligned.h>
 #include <scsi/scsi_common.h>
 
 #include "iet.h"

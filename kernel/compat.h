@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels iscsi_trgt supports (6.1 to 6.12,
+ * the kernels Debian 12 ships, generic, cloud and PREEMPT_RT), in one
+ * place: no version test anywhere else. Tested by feature where a feature
+ * can be seen from C, by version where it cannot.
+ */
+#ifndef IET_COMPAT_H
+#define IET_COMPAT_H
+
+#include <linux/blkdev.h>
+#include <linux/file.h>
+#include <linux/timer.h>
+#include <linux/version.h>
+#include <net/genetlink.h>
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
+#error "iscsi_trgt needs Linux 6.1 or later"
+#endif
+
+/*
+ * 6.12 moved the unaligned accessors out of asm/ (by version: sparse
+ * does not know __has_include).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * Generic netlink: 6.2 gave pre_doit and post_doit the split ops, and the
+ * parsed attributes of a dump moved into a genl_info.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0)
+#define IET_GENL_OPS struct genl_split_ops
+
+static inline struct nlattr **iet_dump_attrs(struct netlink_callback *cb)
+{
+	return genl_info_dump(cb)->attrs;
+}
+#else
+#define IET_GENL_OPS struct genl_ops
+
+static inline struct nlattr **iet_dump_attrs(struct netlink_callback *cb)
+{
+	return genl_dumpit_info(cb)->attrs;
+}
+#endif
+
+/* 6.16 renamed from_timer(). */
+#ifndef from_timer
+#define from_timer(var, timer, field) timer_container_of(var, timer, field)
+#endif
+
+/*
+ * Opening a block device exclusively, with the target as holder (6.9
+ * turned the handle into a struct file). Kernels between the two ways
+ * (6.5 to 6.8) changed it twice more; none is built or tested here.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 9, 0)
+struct iet_bdev {
+	struct file *file;
+	struct block_device *bdev;
+};
+
+static inline int iet_bdev_open(struct iet_bdev *b, const char *path,
+				bool write, void *holder)
+{
+	blk_mode_t mode = BLK_OPEN_READ | (write ? BLK_OPEN_WRITE : 0);
+
+	b->file = bdev_file_open_by_path(path, mode, holder, NULL);
+	if (IS_ERR(b->file))
+		return PTR_ERR(b->file);
+	b->bdev = file_bdev(b->file);
+	return 0;
+}
+
+static inline void iet_bdev_close(struct iet_bdev *b)
+{
+	/* At once, not at the next return to user space: a LUN added back reclaims it. */
+	bdev_fput(b->file);
+}
+#elif LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)
+struct iet_bdev {
+	struct block_device *bdev;
+	fmode_t mode;
+};
+
+static inline int iet_bdev_open(struct iet_bdev *b, const char *path,
+				bool write, void *holder)
+{
+	b->mode = FMODE_READ | FMODE_EXCL | (write ? FMODE_WRITE : 0);
+	b->bdev = blkdev_get_by_path(path, b->mode, holder);
+	return PTR_ERR_OR_ZERO(b->bdev);
+}
+
+static inline void iet_bdev_close(struct iet_bdev *b)
+{
+	blkdev_put(b->bdev, b->mode);
+}
+#else
+#error "iscsi_trgt supports Linux 6.1 to 6.4 and 6.9 onwards (blockio's open)"
+#endif
+
+#endif /* IET_COMPAT_H */
