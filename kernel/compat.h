@@ -9,8 +9,13 @@
 #define IET_COMPAT_H
 
 #include <linux/blkdev.h>
+#include <linux/bvec.h>
 #include <linux/file.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/net.h>
 #include <linux/timer.h>
+#include <linux/uio.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
 
@@ -51,6 +56,62 @@ static inline struct nlattr **iet_dump_attrs(struct netlink_callback *cb)
 /* 6.16 renamed from_timer(). */
 #ifndef from_timer
 #define from_timer(var, timer, field) timer_container_of(var, timer, field)
+#endif
+
+/*
+ * Sending a PDU's pages by reference: total bytes of the bio_vec array bv
+ * (nr entries, none crossing a page), from off on. Returns what was sent
+ * (perhaps less) or -errno. 6.5 replaced sendpage with one sendmsg of the
+ * whole array with MSG_SPLICE_PAGES. A test of the flag alone would lie:
+ * Debian's 6.1 defines MSG_SPLICE_PAGES (for one backported user) while
+ * its TCP ignores it and copies. So the version decides.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+static inline int iet_send_bvec(struct socket *sock, struct bio_vec *bv,
+				unsigned int nr, u32 total, u32 off, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, nr, total);
+	iov_iter_advance(&msg.msg_iter, off);
+	return sock_sendmsg(sock, &msg);
+}
+#else
+static inline int iet_send_bvec(struct socket *sock, struct bio_vec *bv,
+				unsigned int nr, u32 total, u32 off, int flags)
+{
+	u32 sent = 0;
+	int ret;
+
+	for (; nr && off >= bv->bv_len; bv++, nr--)
+		off -= bv->bv_len;
+	for (; nr; bv++, nr--, off = 0) {
+		u32 len = bv->bv_len - off;
+		int f = flags;
+
+		if (nr > 1)
+			f |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
+		ret = kernel_sendpage(sock, bv->bv_page, bv->bv_offset + off,
+				      len, f);
+		if (ret <= 0)
+			return sent ?: (ret ?: -EAGAIN);
+		sent += ret;
+		if (ret < len)
+			break;
+	}
+	return sent;
+}
+#endif
+
+/* Freeing what a page_frag_cache still holds: 6.9 gave it a function. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 9, 0)
+static inline void page_frag_cache_drain(struct page_frag_cache *nc)
+{
+	if (!nc->va)
+		return;
+	__page_frag_cache_drain(virt_to_head_page(nc->va), nc->pagecnt_bias);
+	nc->va = NULL;
+}
 #endif
 
 /*

@@ -49,6 +49,16 @@ struct iet_conn *iet_conn_lookup(struct iet_session *session, u16 cid)
 	return NULL;
 }
 
+static void conn_free_buffers(struct iet_conn *conn)
+{
+	kfree(conn->scratch);
+	kvfree(conn->tx.bvec);
+	/* Pages still in the socket's queue keep references of their own. */
+	iet_tx_slot_free(&conn->tx);
+	page_frag_cache_drain(&conn->tx.frag);
+	xa_destroy(&conn->cmds);
+}
+
 static void conn_free(struct kref *kref)
 {
 	struct iet_conn *conn = container_of(kref, struct iet_conn, kref);
@@ -59,8 +69,7 @@ static void conn_free(struct kref *kref)
 	put_task_struct(conn->tx_thread);
 	fput(conn->file);
 	iet_session_put(conn->session);
-	kfree(conn->scratch);
-	xa_destroy(&conn->cmds);
+	conn_free_buffers(conn);
 	kfree(conn);
 }
 
@@ -426,6 +435,14 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 		goto out_conn;
 	}
 	conn_set_keys(conn);
+	/* A PDU: its slot twice, and the pages of its longest data segment. */
+	conn->tx.bvec = kvmalloc_array(DIV_ROUND_UP(conn->max_xmit_dsl,
+						    PAGE_SIZE) + 3,
+				       sizeof(*conn->tx.bvec), GFP_KERNEL);
+	if (!conn->tx.bvec) {
+		ret = -ENOMEM;
+		goto out_conn;
+	}
 	if (kernel_getpeername(sock, (struct sockaddr *)&conn->peer) < 0 ||
 	    kernel_getsockname(sock, (struct sockaddr *)&conn->local) < 0) {
 		NL_SET_ERR_MSG(extack, "the socket has no addresses");
@@ -492,8 +509,7 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 	return 0;
 
 out_conn:
-	kfree(conn->scratch);
-	xa_destroy(&conn->cmds);
+	conn_free_buffers(conn);
 	kfree(conn);
 out_sock:
 	sockfd_put(sock);

@@ -302,24 +302,32 @@ struct iet_rx {
 
 enum tx_state {
 	IET_TX_IDLE,
-	IET_TX_HDR,
-	IET_TX_DATA,
-	IET_TX_TRAILER,
+	IET_TX_SENDING,
 };
+
+/*
+ * A PDU's header, digests, padding and the small payloads that live in
+ * kernel memory (sense data, a rejected header) go into a slot of a page
+ * fragment, so that the whole PDU is sent by reference in one go. Every
+ * slot has this size: page_frag then never lets one cross a page.
+ */
+#define IET_TX_SLOT	256
 
 /* The PDU being sent. */
 struct iet_tx {
 	enum tx_state state;
 	struct iet_cmd *cmd;
-	u8 hdr[ISCSI_HDR_LEN + ISCSI_CRC_LEN];
-	u32 hdr_len;
+	u8 hdr[ISCSI_HDR_LEN];		/* built here, then sealed in a slot */
 	struct iet_buf *dbuf;		/* data from pages, by reference */
-	void *kdata;			/* or from kernel memory, copied */
+	void *kdata;			/* or small data from kernel memory */
 	u32 doff;
 	u32 dlen;
-	u8 trailer[ISCSI_PAD_LEN + ISCSI_CRC_LEN];
-	u32 trailer_len;
-	u32 done;			/* bytes of the current piece */
+	struct page_frag_cache frag;	/* the slots */
+	void *slot;			/* the current PDU's */
+	struct bio_vec *bvec;		/* the PDU: slot, data pages, slot */
+	unsigned int nr;
+	u32 len;			/* bytes of the PDU */
+	u32 done;			/* of which sent */
 	bool corked;			/* sent with MSG_MORE, not pushed */
 };
 
@@ -395,6 +403,7 @@ void iet_conn_drain_done(struct iet_conn *conn);
 void iet_conn_drain_later(struct iet_conn *conn);
 void iet_queue_work(struct work_struct *work);
 int iet_rx_thread(void *arg);
+void iet_tx_slot_free(struct iet_tx *tx);
 int iet_tx_thread(void *arg);
 
 /* ---- commands ---------------------------------------------------------- */

@@ -334,32 +334,97 @@ static void build_text_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
 	tx_set_data(&conn->tx, &cmd->data, 0, cmd->data_len);
 }
 
-/* Digests and padding of the PDU just built. */
-static void tx_seal(struct iet_conn *conn)
+/*
+ * The slot's own page reference: the socket took references of its own
+ * for what it still has to send or may resend.
+ */
+void iet_tx_slot_free(struct iet_tx *tx)
+{
+	if (tx->slot)
+		page_frag_free(tx->slot);
+	tx->slot = NULL;
+}
+
+/* One entry of the PDU's array: len bytes at p (within one page). */
+static void tx_add_virt(struct iet_tx *tx, void *p, u32 len)
+{
+	bvec_set_page(&tx->bvec[tx->nr++], virt_to_page(p), len,
+		      offset_in_page(p));
+}
+
+/* The data pages of the PDU, by reference. */
+static void tx_add_pages(struct iet_tx *tx)
+{
+	const struct bio_vec *bv = &tx->dbuf->bvec[tx->doff / PAGE_SIZE];
+	u32 off = tx->doff % PAGE_SIZE, left = tx->dlen;
+
+	for (; left; bv++, off = 0) {
+		u32 n = min(left, bv->bv_len - off);
+
+		bvec_set_page(&tx->bvec[tx->nr++], bv->bv_page, n,
+			      bv->bv_offset + off);
+		left -= n;
+	}
+}
+
+/*
+ * Seal the PDU just built: the header, its digest, data from kernel
+ * memory, padding and the data digest into a slot; the array to send is
+ * the slot, then the data pages, then the rest of the slot.
+ */
+static int tx_seal(struct iet_conn *conn)
 {
 	struct iet_tx *tx = &conn->tx;
 	u32 pad = (ISCSI_PAD_LEN - (tx->dlen & 3)) & 3;
+	u32 hdr_len = ISCSI_HDR_LEN, n;
 	__le32 digest;
+	u8 *slot;
 	u32 crc;
 
-	tx->hdr_len = ISCSI_HDR_LEN;
+	BUILD_BUG_ON(ISCSI_HDR_LEN + ISCSI_CRC_LEN + 2 + IET_SENSE_MAX +
+		     ISCSI_PAD_LEN + ISCSI_CRC_LEN > IET_TX_SLOT);
+	/* What conn->tx.bvec and the slot were sized for. */
+	if (WARN_ON_ONCE(tx->kdata ? tx->dlen > IET_SENSE_MAX + 2 :
+			 tx->dlen > conn->max_xmit_dsl))
+		return -EINVAL;
+	slot = page_frag_alloc(&tx->frag, IET_TX_SLOT, GFP_NOIO);
+	if (!slot)
+		return -ENOMEM;
+	tx->slot = slot;
+	memcpy(slot, tx->hdr, ISCSI_HDR_LEN);
 	if (conn->hdigest) {
 		digest = cpu_to_le32(~iet_crc32c(~0, tx->hdr, ISCSI_HDR_LEN));
-		memcpy(tx->hdr + ISCSI_HDR_LEN, &digest, ISCSI_CRC_LEN);
-		tx->hdr_len += ISCSI_CRC_LEN;
+		memcpy(slot + hdr_len, &digest, ISCSI_CRC_LEN);
+		hdr_len += ISCSI_CRC_LEN;
 	}
-	memset(tx->trailer, 0, sizeof(tx->trailer));
-	tx->trailer_len = pad;
+	n = hdr_len;
+	if (tx->kdata) {
+		memcpy(slot + n, tx->kdata, tx->dlen);
+		n += tx->dlen;
+	}
+	memset(slot + n, 0, pad);
+	n += pad;
 	if (conn->ddigest && tx->dlen) {
 		crc = tx->kdata ? iet_crc32c(~0, tx->kdata, tx->dlen) :
 		      iet_crc32c_buf(~0, tx->dbuf, tx->doff, tx->dlen);
-		crc = iet_crc32c(crc, tx->trailer, pad);
-		digest = cpu_to_le32(~crc);
-		memcpy(tx->trailer + pad, &digest, ISCSI_CRC_LEN);
-		tx->trailer_len += ISCSI_CRC_LEN;
+		digest = cpu_to_le32(~iet_crc32c(crc, slot + n - pad, pad));
+		memcpy(slot + n, &digest, ISCSI_CRC_LEN);
+		n += ISCSI_CRC_LEN;
 	}
-	tx->state = IET_TX_HDR;
+
+	tx->nr = 0;
+	if (tx->kdata || !tx->dlen) {
+		tx_add_virt(tx, slot, n);
+	} else {
+		tx_add_virt(tx, slot, hdr_len);
+		tx_add_pages(tx);
+		if (n > hdr_len)
+			tx_add_virt(tx, slot + hdr_len, n - hdr_len);
+	}
+	tx->len = n + (tx->kdata ? 0 : tx->dlen);
 	tx->done = 0;
+	tx->state = IET_TX_SENDING;
+	return 0;
 }
 
 static void tx_dequeue(struct iet_conn *conn, struct iet_cmd *cmd)
@@ -372,10 +437,10 @@ static void tx_dequeue(struct iet_conn *conn, struct iet_cmd *cmd)
 }
 
 /*
- * Build the next PDU from the head of the queue. Returns true when one is
- * ready, false when the queue has nothing to send.
+ * Build the next PDU from the head of the queue. Returns 1 when one is
+ * ready, 0 when the queue has nothing to send, or -errno.
  */
-static bool tx_next(struct iet_conn *conn)
+static int tx_next(struct iet_conn *conn)
 {
 	struct iet_tx *tx = &conn->tx;
 	struct iet_cmd *cmd;
@@ -387,7 +452,7 @@ static bool tx_next(struct iet_conn *conn)
 					       tx_entry);
 		spin_unlock(&conn->lock);
 		if (!cmd)
-			return false;
+			return 0;
 
 		memset(tx->hdr, 0, sizeof(tx->hdr));
 		tx_set_kdata(tx, NULL, 0);
@@ -418,12 +483,11 @@ static bool tx_next(struct iet_conn *conn)
 			break;
 		default:
 			WARN_ON_ONCE(1);
-			return false;
+			return -EINVAL;
 		}
 		if (ready) {
 			tx->cmd = cmd;
-			tx_seal(conn);
-			return true;
+			return tx_seal(conn) ?: 1;
 		}
 		/* build_scsi() took it off the queue: drop the queue's hold. */
 		if (cmd->aborted || cmd->state == IET_ST_STATUS_SENT)
@@ -450,6 +514,7 @@ static void tx_pdu_sent(struct iet_conn *conn)
 
 	conn->tx.cmd = NULL;
 	conn->tx.state = IET_TX_IDLE;
+	iet_tx_slot_free(&conn->tx);
 	if (cmd->kind == IET_KIND_SCSI && cmd->state != IET_ST_STATUS_SENT) {
 		/* Round robin: a long read does not hold up the others. */
 		spin_lock(&conn->lock);
@@ -486,86 +551,28 @@ static void tx_pdu_sent(struct iet_conn *conn)
 	tx_dequeue(conn, cmd);
 }
 
-static int tx_sendmsg(struct iet_conn *conn, void *p, u32 len, int flags)
-{
-	struct kvec kv = { .iov_base = p, .iov_len = len };
-	struct msghdr msg = { .msg_flags = flags };
-
-	return kernel_sendmsg(conn->sock, &msg, &kv, 1, len);
-}
-
-static int tx_send_data(struct iet_conn *conn, int flags)
-{
-	struct iet_tx *tx = &conn->tx;
-	u32 off = tx->doff + tx->done;
-	struct bio_vec *bv = &tx->dbuf->bvec[off / PAGE_SIZE];
-	u32 in_page = off % PAGE_SIZE;
-	u32 len = min(tx->dlen - tx->done, bv->bv_len - in_page);
-
-	if (tx->done + len < tx->dlen)
-		flags |= MSG_MORE | MSG_SENDPAGE_NOTLAST;
-	return kernel_sendpage(conn->sock, bv->bv_page, in_page, len, flags);
-}
-
-/* Send what is left of the current PDU: 0 when done, -EAGAIN when full. */
+/*
+ * Send what is left of the current PDU, in one call where the socket has
+ * room: 0 when it is out, -EAGAIN when the socket is full. MSG_MORE while
+ * the rest of the command's Data-In follows at once.
+ */
 static int tx_send(struct iet_conn *conn)
 {
 	struct iet_tx *tx = &conn->tx;
-	int base = MSG_DONTWAIT | MSG_NOSIGNAL;
-	bool more_pdus = cmd_has_more(tx->cmd);
-	int ret, flags;
+	int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+	int ret;
 
-	for (;;) {
-		switch (tx->state) {
-		case IET_TX_HDR:
-			flags = base;
-			if (tx->dlen || tx->trailer_len || more_pdus)
-				flags |= MSG_MORE;
-			ret = tx_sendmsg(conn, tx->hdr + tx->done,
-					 tx->hdr_len - tx->done, flags);
-			if (ret < 0)
-				return ret;
-			tx->done += ret;
-			if (tx->done < tx->hdr_len)
-				break;
-			tx->done = 0;
-			tx->state = tx->dlen ? IET_TX_DATA : IET_TX_TRAILER;
-			break;
-		case IET_TX_DATA:
-			flags = base;
-			if (tx->trailer_len || more_pdus)
-				flags |= MSG_MORE;
-			if (tx->kdata)
-				ret = tx_sendmsg(conn, tx->kdata + tx->done,
-						 tx->dlen - tx->done, flags);
-			else
-				ret = tx_send_data(conn, flags);
-			if (ret < 0)
-				return ret;
-			tx->done += ret;
-			if (tx->done < tx->dlen)
-				break;
-			tx->done = 0;
-			tx->state = IET_TX_TRAILER;
-			break;
-		case IET_TX_TRAILER:
-			tx->corked = more_pdus;
-			if (tx->done < tx->trailer_len) {
-				flags = base | (more_pdus ? MSG_MORE : 0);
-				ret = tx_sendmsg(conn, tx->trailer + tx->done,
-						 tx->trailer_len - tx->done,
-						 flags);
-				if (ret < 0)
-					return ret;
-				tx->done += ret;
-				if (tx->done < tx->trailer_len)
-					break;
-			}
-			return 0;
-		default:
-			return -EINVAL;
-		}
+	tx->corked = cmd_has_more(tx->cmd);
+	if (tx->corked)
+		flags |= MSG_MORE;
+	while (tx->done < tx->len) {
+		ret = iet_send_bvec(conn->sock, tx->bvec, tx->nr, tx->len,
+				    tx->done, flags);
+		if (ret < 0)
+			return ret;
+		tx->done += ret;
 	}
+	return 0;
 }
 
 /* Send until the queue is empty or the socket is full. */
@@ -574,12 +581,17 @@ static int tx_push(struct iet_conn *conn)
 	int ret;
 
 	for (;;) {
-		if (conn->tx.state == IET_TX_IDLE && !tx_next(conn)) {
-			/* The PDU we corked for was dropped: push. */
-			if (conn->tx.corked)
-				tcp_sock_set_cork(conn->sock->sk, false);
-			conn->tx.corked = false;
-			return 0;
+		if (conn->tx.state == IET_TX_IDLE) {
+			ret = tx_next(conn);
+			if (ret < 0)
+				return ret;
+			if (!ret) {
+				/* The PDU we corked for was dropped: push. */
+				if (conn->tx.corked)
+					tcp_sock_set_cork(conn->sock->sk, false);
+				conn->tx.corked = false;
+				return 0;
+			}
 		}
 		clear_bit(IET_CF_TX_READY, &conn->flags);
 		ret = tx_send(conn);
