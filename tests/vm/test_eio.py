@@ -8,17 +8,20 @@ succeeds and reads back (fio verify)."""
 import mmap
 import os
 import subprocess
+import time
 
 import pytest
 
 from vmlib import kmsg
+from vmlib.initiator import writes_completed
 from vmlib.target import Lun, Target, iqn
-from vmlib.util import MiB, RESULTS, run, safe_name
+from vmlib.util import MiB, RESULTS, run, safe_name, wait_until
 
 SECTOR = 512
 GOOD = 16 * MiB                 # good blocks before the error range
 BAD = 1 * MiB                   # the error range
 TRIES = 64                      # single-block writes into it
+SPREAD_S = 10                   # over this long, while fio writes elsewhere
 
 
 @pytest.fixture
@@ -73,7 +76,16 @@ def test_writes_into_a_failing_range_are_never_answered_good(error_device, ietd,
                              f"--output={job.with_suffix('.json')}", str(job)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        results = [write_block(disk, GOOD + (i * 4096) % BAD) for i in range(TRIES)]
+        # Into the range only once fio's writers are busy, and spread over
+        # its run: every failure then lands among writes that succeed.
+        start = writes_completed(disk)
+        wait_until(lambda: busy.poll() is not None or writes_completed(disk) >= start + 256,
+                   60, "fio's writes to flow")
+        results = []
+        for i in range(TRIES):
+            results.append(write_block(disk, GOOD + (i * 4096) % BAD))
+            time.sleep(SPREAD_S / TRIES)
+        overlapped = busy.poll() is None
     finally:
         out, _ = busy.communicate(timeout=300)
     lines = log.new_lines()
@@ -83,5 +95,6 @@ def test_writes_into_a_failing_range_are_never_answered_good(error_device, ietd,
     assert not answered_good, \
         f"{len(answered_good)} of {TRIES} writes into the error range were answered GOOD"
     assert busy.returncode == 0, f"fio on the good range failed:\n{out}"
+    assert overlapped, "fio ended before the writes into the error range did"
     medium = [ln for ln in lines if "Medium Error" in ln]
     assert medium, "the initiator never saw MEDIUM ERROR sense:\n" + "\n".join(lines[-40:])

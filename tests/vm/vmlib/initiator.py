@@ -177,6 +177,16 @@ def block_node(name):
     return str(dev)
 
 
+def disk_stat(disk):
+    """(reads, writes) the initiator's block layer completed on disk."""
+    fields = Path(f"/sys/block/{Path(disk).resolve().name}/stat").read_text().split()
+    return int(fields[0]), int(fields[4])
+
+
+def writes_completed(disk):
+    return disk_stat(disk)[1]
+
+
 # ---------------------------------------------------------------- login / logout
 
 DIGEST = {None: "None", "none": "None", "None": "None", "CRC32C": "CRC32C", "crc32c": "CRC32C"}

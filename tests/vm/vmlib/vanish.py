@@ -4,7 +4,6 @@ clean-up that gives the next test a working initiator again."""
 
 import subprocess
 import time
-from pathlib import Path
 
 from . import fio, initiator as ini
 from .faults import Firewall
@@ -21,8 +20,7 @@ INITIATOR_FAST = {
 
 def disk_ios(disk):
     """Reads and writes completed on /dev/sdX so far."""
-    fields = Path(f"/sys/block/{Path(disk).name}/stat").read_text().split()
-    return int(fields[0]) + int(fields[4])
+    return sum(ini.disk_stat(disk))
 
 
 class Rug:
