@@ -1,26 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fileio backend: synchronous VFS reads and writes on a regular file or
- * a block device, through the page cache. A stable write asks for
- * RWF_DSYNC, which for a block device also flushes its volatile cache.
+ * a block device. Reads and cached (IOMode=wb) writes go through the page
+ * cache; stable writes (write-through, FUA) are direct I/O with O_DSYNC
+ * semantics where the file allows it.
  */
 #include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/stat.h>
 #include <linux/uio.h>
 
 #include "iet.h"
 
 /*
- * A writeback error is reported once per open file (errseq): were every
- * I/O thread to sync through one struct file, thread B's sync could take
- * the EIO of thread A's write and A would answer GOOD. So each stable write
- * and each flush borrows an open file of its own from a small stack of
- * them, and an error reaches every writer whose sync could have lost data.
+ * A write-through write must fail if and only if its own data did not
+ * reach stable storage. A buffered write learns of a writeback error only
+ * through the file's errseq cursor, which reports every error since the
+ * cursor's last look, whoever's write it was: through one shared file,
+ * thread B's sync could take the EIO of thread A's write and A would be
+ * answered GOOD. Direct I/O returns the error of its own bios, so stable
+ * writes go through an O_DIRECT file. Where direct I/O is not possible (a
+ * file system without it, a LUN block size below the file's direct I/O
+ * alignment), each stable write borrows an open file of its own from a
+ * stack of them: an error then reaches every writer whose sync could have
+ * lost data (one that did not may hear of it too, never the reverse).
+ * Flushes (SYNCHRONIZE CACHE) always borrow one, for the same reason.
  */
 struct fileio {
-	struct file *file;		/* reads, and what the others reopen */
+	struct file *file;		/* reads, cached writes */
+	struct file *direct;		/* stable writes; NULL: a handle each */
 	spinlock_t lock;		/* protects spare and nr_spare */
 	unsigned int nr_spare;
 	struct file *spare[IET_MAX_WTHREADS];
@@ -55,6 +66,42 @@ static void handle_put(struct fileio *fio, struct file *file)
 	spin_unlock(&fio->lock);
 	if (file)
 		fput(file);
+}
+
+/* Whether whole blocks of the LUN meet the file's direct I/O alignment. */
+static bool direct_aligned(struct iet_lun *lun, struct file *file)
+{
+	struct inode *inode = file->f_mapping->host;
+	struct kstat st;
+
+	if (S_ISBLK(inode->i_mode))
+		return !(lun->block_size %
+			 bdev_logical_block_size(I_BDEV(inode)));
+	if (vfs_getattr(&file->f_path, &st, STATX_DIOALIGN,
+			AT_STATX_SYNC_AS_STAT) ||
+	    !(st.result_mask & STATX_DIOALIGN) || !st.dio_offset_align)
+		return false;
+	/* Buffers are whole pages: only the offset alignment can fail. */
+	return !(lun->block_size % st.dio_offset_align) &&
+	       st.dio_mem_align <= PAGE_SIZE;
+}
+
+static bool direct_writes = true;
+module_param(direct_writes, bool, 0644);
+MODULE_PARM_DESC(direct_writes,
+		 "fileio: stable writes by direct I/O where the file allows (default Y; taken when a LUN is added)");
+
+/* The O_DIRECT file for stable writes, or NULL where there can be none. */
+static struct file *direct_open(struct iet_lun *lun, struct file *file)
+{
+	struct file *direct;
+
+	if (!READ_ONCE(direct_writes) || lun->iomode == IET_IOMODE_RO ||
+	    !direct_aligned(lun, file))
+		return NULL;
+	direct = dentry_open(&file->f_path, file->f_flags | O_DIRECT,
+			     file->f_cred);
+	return IS_ERR(direct) ? NULL : direct;
 }
 
 static int fileio_attach(struct iet_lun *lun, const char *path)
@@ -96,6 +143,11 @@ static int fileio_attach(struct iet_lun *lun, const char *path)
 	}
 	spin_lock_init(&fio->lock);
 	fio->file = file;
+	fio->direct = direct_open(lun, file);
+	if (lun->iomode != IET_IOMODE_RO)
+		pr_info("target %u lun %u: stable writes by %s\n",
+			lun->target->tid, lun->lun,
+			fio->direct ? "direct I/O" : "buffered I/O and a sync each");
 	lun->blocks = size >> lun->blkbits;
 	lun->private = fio;
 	return 0;
@@ -107,6 +159,8 @@ static void fileio_detach(struct iet_lun *lun)
 
 	while (fio->nr_spare)
 		fput(fio->spare[--fio->nr_spare]);
+	if (fio->direct)
+		fput(fio->direct);
 	filp_close(fio->file, NULL);
 	kfree(fio);
 }
@@ -165,7 +219,7 @@ static int fileio_write(struct iet_lun *lun, struct iet_scsi_req *req)
 	ssize_t ret = 0;
 
 	if (req->io.stable) {
-		file = handle_get(fio);
+		file = fio->direct ?: handle_get(fio);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 	}
@@ -182,7 +236,7 @@ static int fileio_write(struct iet_lun *lun, struct iet_scsi_req *req)
 		}
 	}
 	file_end_write(file);
-	if (req->io.stable)
+	if (req->io.stable && file != fio->direct)
 		handle_put(fio, file);
 	return ret < 0 ? ret : 0;
 }
