@@ -8,15 +8,22 @@
 #   make dkms-install    the module through DKMS, rebuilt on kernel upgrades
 #   make bench           IET against LIO and tgt (not a test)
 
-# The running kernel's build tree, else the newest installed distribution
-# kernel's (the host that builds may not run the kernel it builds for).
-KVER ?= $(shell uname -r)
-KDIR ?= $(firstword $(wildcard /lib/modules/$(KVER)/build) \
-	$(lastword $(shell ls -d /lib/modules/*-amd64/build 2>/dev/null | sort -V)))
-# Debian's headers carry the upstream version in kernel.release; the
-# release modules live under is UTS_RELEASE.
-KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
-	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+# The kernel to build for: KDIR if given, else the running kernel's build
+# tree, else the newest installed Debian 12 generic kernel's (never an -rt,
+# -cloud or debug one by accident); it says so when it had to choose.
+KVER := $(shell uname -r)
+KDIR ?= $(shell scripts/kernels kdir default 2>/dev/null)
+KREL = $(shell scripts/kernels release $(KDIR) 2>/dev/null)
+# One build directory per kernel: a module built for one is never loaded
+# into another.
+KBUILD = $(CURDIR)/build/kmod/$(KREL)
+KSRC = $(filter-out %.mod.c,$(wildcard $(CURDIR)/kernel/*.[ch])) $(CURDIR)/kernel/Kbuild
+
+# make check: the VM suite on each of KERNELS (NAME or NAME:short, names as
+# scripts/kernels knows them), after a warning-free build (W=1, sparse on
+# the generic ones) for each of BUILD_KERNELS.
+KERNELS ?= 6.1 6.12 6.12-rt:short
+BUILD_KERNELS ?= 6.1 6.1-rt 6.1-cloud 6.12 6.12-rt 6.12-cloud
 
 DESTDIR ?=
 PREFIX ?= /usr
@@ -26,37 +33,48 @@ MANDIR ?= $(PREFIX)/share/man
 
 export KDIR
 
-.PHONY: all kernel usr check check-unit check-vm run install uninstall clean deps \
-	dkms-install dkms-uninstall bench
+.PHONY: all kernel usr check check-unit check-build check-vm run install uninstall \
+	clean deps dkms-install dkms-uninstall bench
 
 all: kernel usr
 
 kernel:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || \
 		{ echo "no kernel build tree: install linux-headers or pass KDIR=" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel W=1 modules
+	@test -n "$(KREL)" || { echo "cannot tell the release of $(KDIR)" >&2; exit 1; }
+	@test -d /lib/modules/$(KVER)/build || \
+		echo "make: building iscsi_trgt for $(KREL): the running kernel $(KVER) has no build tree (KDIR= chooses)"
+	@mkdir -p $(KBUILD)
+	@find $(KBUILD) -maxdepth 1 -xtype l -delete
+	@ln -sf $(KSRC) $(KBUILD)/
+	$(MAKE) -C $(KDIR) M=$(KBUILD) IET_UAPI=$(CURDIR)/include/uapi W=1 $(KFLAGS) modules
 
 usr:
 	$(MAKE) -C usr
 
 deps:
-	scripts/deps
+	scripts/deps --vm "$(KERNELS)" --build "$(BUILD_KERNELS)"
 
 check: deps
 	$(MAKE) check-unit
-	$(MAKE) check-vm
+	scripts/check-build $(BUILD_KERNELS)
+	scripts/check-kernels $(KERNELS)
+
+check-build: usr
+	scripts/check-build $(BUILD_KERNELS)
 
 check-unit: usr
 	$(MAKE) -C tests/unit check
 
+# The VM suite on one kernel (KDIR), e.g. make check-vm KDIR=$$(scripts/kernels kdir 6.12)
 check-vm: all
-	scripts/vm-test
+	scripts/vm-test --kdir $(KDIR)
 
 run: deps all
 	scripts/run-demo
 
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel INSTALL_MOD_PATH=$(DESTDIR) \
+	$(MAKE) -C $(KDIR) M=$(KBUILD) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=extra modules_install
 	$(MAKE) -C usr install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
 	install -d $(DESTDIR)$(SYSCONFDIR)/iet
@@ -81,6 +99,6 @@ uninstall:
 	test -n "$(DESTDIR)" || depmod -a $(KREL)
 
 clean:
-	-test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean
+	rm -rf build/kmod
 	$(MAKE) -C usr clean
 	$(MAKE) -C tests/unit clean

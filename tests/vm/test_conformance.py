@@ -7,8 +7,12 @@ results, so the number is watched, not hidden."""
 
 import re
 
+import pytest
+
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import RESULTS, MiB, run
+
+pytestmark = pytest.mark.short
 
 INITIATOR_1 = "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test"
 INITIATOR_2 = "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test-2"

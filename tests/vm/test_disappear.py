@@ -11,6 +11,8 @@ from vmlib.target import Lun, Target, assert_module_gone, assert_no_stuck_iet_th
 from vmlib.util import MiB, wait_until
 from vmlib.vanish import INITIATOR_FAST, Rug
 
+pytestmark = pytest.mark.short
+
 NOP_FAST = {"NOPInterval": 1, "NOPTimeout": 2}
 GONE_WITHIN = 30      # seconds: NOPInterval + NOPTimeout = 3, with room for emulation
 

@@ -2,9 +2,13 @@
 """A file system lives on the target: ext4 made, filled, read back from the
 target (caches dropped, remounted) and found clean by e2fsck."""
 
+import pytest
+
 from vmlib import fs, storage
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB
+
+pytestmark = pytest.mark.short
 
 
 def test_ext4_files_read_back_intact_and_fsck_is_clean(ietd, backing, initiator, tmp_path):

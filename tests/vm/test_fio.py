@@ -10,6 +10,8 @@ from vmlib import fio
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB
 
+pytestmark = pytest.mark.short
+
 REGION = 8 * MiB
 SIZE = fio.needed_size(fio.MATRIX, REGION)          # 64 MiB
 BOTH_DIGESTS = {"HeaderDigest": "None,CRC32C", "DataDigest": "None,CRC32C"}

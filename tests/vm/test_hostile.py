@@ -522,6 +522,7 @@ def test_data_out_beyond_the_transfer_is_refused_and_never_answered_good(hostile
     hostile.assert_others_work()
 
 
+@pytest.mark.short
 def test_abort_task_of_a_cmdsn_never_received_lets_the_next_command_run(hostile):
     """RFC 7143 11.5.1 b): ABORT TASK for a task that does not exist, with a
     RefCmdSN in the window before the TMF's own CmdSN, is answered Function

@@ -8,6 +8,8 @@ from vmlib import proc
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, wait_until
 
+pytestmark = pytest.mark.short
+
 OPEN_ISCSI_ISID_OUI = 0x00023D    # open-iscsi's ISIDs start 00 02 3D
 BOTH_DIGESTS = {"HeaderDigest": "None,CRC32C", "DataDigest": "None,CRC32C"}
 

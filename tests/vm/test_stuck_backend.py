@@ -21,6 +21,8 @@ from vmlib import rawiscsi as ri
 from vmlib.target import Lun, Target, assert_module_gone, ietadm, iqn
 from vmlib.util import run, wait_until
 
+pytestmark = pytest.mark.short
+
 RELEASE_S = 3                    # release_timeout for the test
 GONE_WITHIN = RELEASE_S + 20     # seconds, with room for emulation
 PROMPT_S = 10                    # what "at once" means under emulation

@@ -4,11 +4,15 @@ stop ietd, unload the module -- and nothing is left: no thread, no /proc
 entry, no slab cache, no netlink family, no leaked object (kmemleak, on the
 debug kernel)."""
 
+import pytest
+
 from vmlib import fio, kmemleak, proc
 from vmlib.initiator import writes_completed
 from vmlib.target import Lun, Target, assert_module_gone, iet_threads, iqn
 from vmlib.util import RESULTS, MiB, wait_until
 from vmlib.vanish import INITIATOR_FAST
+
+pytestmark = pytest.mark.short
 
 
 def test_logout_stop_unload_leaves_nothing_behind(kmod, ietd, backing, initiator, request):

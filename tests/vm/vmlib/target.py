@@ -14,7 +14,8 @@ from . import util
 from .util import REPO, RESULTS, run, wait_until
 
 MODULE = "iscsi_trgt"
-MODULE_KO = REPO / "kernel" / f"{MODULE}.ko"
+# The module built for the running kernel (scripts/vm says where).
+MODULE_KO = Path(os.environ.get("IET_MODULE_KO") or REPO / "kernel" / f"{MODULE}.ko")
 IETD = REPO / "usr" / "ietd"
 GENL_FAMILY = "iscsi_trgt"
 THREAD_PREFIX = "iet_"
