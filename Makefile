@@ -33,8 +33,8 @@ MANDIR ?= $(PREFIX)/share/man
 
 export KDIR
 
-.PHONY: all kernel usr check check-unit check-build check-vm run install uninstall \
-	clean deps dkms-install dkms-uninstall bench
+.PHONY: all kernel usr check check-unit check-build check-vm checkpatch run install \
+	uninstall clean deps dkms-install dkms-uninstall bench
 
 all: kernel usr
 
@@ -65,6 +65,17 @@ check-build: usr
 
 check-unit: usr
 	$(MAKE) -C tests/unit check
+
+# The kernel's own style checker (from linux-source-6.1, unpacked in
+# /usr/src). compat.h is where version tests belong: only there are they
+# not reported.
+CHECKPATCH ?= /usr/src/linux-source-6.1/scripts/checkpatch.pl
+checkpatch:
+	@test -x $(CHECKPATCH) || { echo "no $(CHECKPATCH): apt-get install linux-source-6.1 and" \
+		"unpack /usr/src/linux-source-6.1.tar.xz, or pass CHECKPATCH=" >&2; exit 1; }
+	$(CHECKPATCH) --no-tree --terse --strict -f $(filter-out %/compat.h,$(KSRC))
+	$(CHECKPATCH) --no-tree --terse --strict \
+		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f kernel/compat.h
 
 # The VM suite on one kernel (KDIR), e.g. make check-vm KDIR=$$(scripts/kernels kdir 6.12)
 check-vm: all

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Task management functions (RFC 7143 11.5, SAM-5 7). A TMF response waits until every task it ended has released all it held,
- * so no response of an aborted task can follow it (RFC 7143 4.2.3.3).
+ * Task management functions (RFC 7143 11.5, SAM-5 7). A TMF response waits
+ * until every task it ended has released all it held, so no response of an
+ * aborted task can follow it (RFC 7143 4.2.3.3).
  */
 #include <scsi/scsi_common.h>
 
