@@ -9,6 +9,7 @@ import mmap
 import os
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -58,14 +59,22 @@ def write_block(disk, offset):
         os.close(fd)
 
 
-@pytest.mark.parametrize("lun_type", ["fileio", "blockio"])
-def test_writes_into_a_failing_range_are_never_answered_good(error_device, ietd, initiator,
+@pytest.mark.parametrize("lun_type", ["fileio", "fileio-direct", "blockio"])
+def test_writes_into_a_failing_range_are_never_answered_good(error_device, kmod, ietd, initiator,
                                                              request, lun_type):
     dev = error_device
     name = iqn(f"eio-{lun_type}")
-    ietd(Target(name, [Lun(0, dev, type=lun_type, params={"IOMode": "wt"})]))
-    disk = initiator.login(name).disk(0)
+    # fileio writes through by buffered writes and a sync each, or with
+    # direct_writes by direct I/O: both must hold.
+    direct = lun_type == "fileio-direct"
+    Path("/sys/module/iscsi_trgt/parameters/direct_writes").write_text("1\n" if direct else "0\n")
     log = kmsg.KernelLog()
+    ietd(Target(name, [Lun(0, dev, type=lun_type.split("-")[0], params={"IOMode": "wt"})]))
+    if lun_type.startswith("fileio"):
+        how = "direct I/O" if direct else "buffered I/O and a sync each"
+        assert any(f"stable writes by {how}" in ln for ln in log.new_lines()), \
+            f"the LUN does not say it writes through by {how}"
+    disk = initiator.login(name).disk(0)
     job = RESULTS / f"fio-{safe_name(request.node.name)}.fio"
     job.write_text("\n".join([
         "[global]", f"filename={disk}", "ioengine=libaio", "direct=1", "bs=4k",
