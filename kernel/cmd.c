@@ -157,6 +157,7 @@ void iet_conn_mem_retry(struct iet_conn *conn)
 		else
 			iet_cmd_queue_tx(cmd);
 		iet_cmd_put(cmd);
+		cond_resched();
 	}
 }
 
@@ -287,6 +288,7 @@ static void irq_done_work(struct work_struct *work)
 	llist_for_each_entry_safe(cmd, tmp, list, done_node) {
 		iet_cmd_complete(&cmd->req);
 		iet_cmd_put(cmd);	/* the backend's */
+		cond_resched();
 	}
 }
 
@@ -335,6 +337,7 @@ void iet_conn_drain_done(struct iet_conn *conn)
 		spin_unlock(&conn->lock);
 		iet_cmd_queue_tx(cmd);
 		iet_cmd_put(cmd);
+		cond_resched();
 	}
 }
 

@@ -436,8 +436,14 @@ int iet_rx_thread(void *arg)
 			continue;
 		}
 		__set_current_state(TASK_RUNNING);
+		/*
+		 * An initiator that keeps the socket full never lets a step
+		 * fail: give the CPU up now and then, or a non-preemptible
+		 * kernel sees this thread in a soft lockup.
+		 */
 		do {
 			ret = rx_step(conn);
+			cond_resched();
 		} while (!ret && !iet_stopping(conn) &&
 			 !kthread_should_stop());
 		if (ret == -EAGAIN || !ret)
