@@ -48,8 +48,9 @@ static void client_free(struct ctl_client *cl)
 	free(cl);
 }
 
+/* The header, the body, then (on failure) the line saying why. */
 static void respond(struct ctl_client *cl, int version, int status,
-		    const char *body, size_t len, const char *tail)
+		    const char *body, size_t len, const char *why)
 {
 	char head[64];
 	int n = ctl_rsp_header(version, status, head, sizeof(head));
@@ -57,8 +58,10 @@ static void respond(struct ctl_client *cl, int version, int status,
 	textbuf_reset(&cl->rsp);
 	textbuf_append(&cl->rsp, head, n);
 	textbuf_append(&cl->rsp, body, len);
-	if (tail)
-		textbuf_append(&cl->rsp, tail, strlen(tail));
+	if (why) {
+		textbuf_append(&cl->rsp, why, strlen(why));
+		textbuf_append(&cl->rsp, "\n", 1);
+	}
 	cl->rsp_off = 0;
 }
 
@@ -84,14 +87,10 @@ static void process(struct ctl_client *cl)
 					 sizeof(err));
 	}
 	if (ret) {
-		size_t len = strlen(err);
-
-		err[len++] = '\n';
-		err[len] = '\0';
 		/* What was done before the failure, then why it failed. */
 		respond(cl, version, -ret, out.buf ? out.buf : "", out.len,
 			err);
-		log_dbg(1, "ietadm request failed: %.*s", (int)len - 1, err);
+		log_dbg(1, "ietadm request failed: %s", err);
 	} else {
 		respond(cl, version, 0, out.buf ? out.buf : "", out.len, NULL);
 	}
@@ -141,22 +140,19 @@ static void client_event(struct watch *w, uint32_t events)
 	}
 	cl->have += n;
 	if (ctl_req_complete(cl->req, cl->have) && cl->refused) {
-		static const char msg[] = "permission denied: ietadm must run as root\n";
+		static const char msg[] = "permission denied: ietadm must run as root";
 
 		/*
 		 * Answered once the request is in: closing with unread data
 		 * would reset the connection and lose the answer.
 		 */
-		respond(cl, CTL_VERSION_MIN, EACCES, msg, sizeof(msg) - 1,
-			NULL);
+		respond(cl, CTL_VERSION_MIN, EACCES, "", 0, msg);
 		client_write(cl);
 	} else if (ctl_req_complete(cl->req, cl->have)) {
 		process(cl);
 		client_write(cl);
 	} else if (cl->have == sizeof(cl->req)) {
-		static const char msg[] = "request too long\n";
-
-		respond(cl, CTL_VERSION, EINVAL, msg, sizeof(msg) - 1, NULL);
+		respond(cl, CTL_VERSION, EINVAL, "", 0, "request too long");
 		client_write(cl);
 	}
 }

@@ -300,3 +300,91 @@ TEST(ctl_socket_serves_a_request_and_closes)
 	rmdir(path);
 	cf_free(&f);
 }
+
+/* Send a request on the socket and read the whole answer into buf. */
+static size_t ask(struct cfx *f, const char *sock, const char *req, char *buf,
+		  size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	size_t have = 0;
+	int fd, i;
+
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    send(fd, req, strlen(req), 0) != (ssize_t)strlen(req))
+		abort();
+	fx_run_until(&f->fx, got_reply, &fd);
+	for (i = 0; i < 200 && have < len - 1; i++) {
+		ssize_t n = recv(fd, buf + have, len - 1 - have, MSG_DONTWAIT);
+
+		if (n == 0)
+			break;
+		if (n > 0)
+			have += n;
+		else
+			loop_run_once(&f->fx.loop, 5);
+	}
+	buf[have] = '\0';
+	close(fd);
+	return have;
+}
+
+/*
+ * A reload of a configuration file that cannot be opened fails with
+ * "PATH: cannot open: ...": the path sets the error line's length.
+ */
+static void reload_error_of_length(size_t want)
+{
+	static const char req[] = "IETCTL 2\nop=reload\n\n";
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64], path[1024];
+	char expect[1024], rsp[2048];
+	struct config cfg;
+	struct cfx f;
+	struct ctl ctl;
+	size_t extra, n;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err, sizeof(err)) == 0);
+	/* What the message adds to the path, from a short one. */
+	REQUIRE(config_load("/nonexistent/x", &cfg, expect, sizeof(expect)));
+	extra = strlen(expect) - strlen("/nonexistent/x");
+	REQUIRE(want > extra + 20 && want - extra < sizeof(path));
+	n = snprintf(path, sizeof(path), "/nonexistent/");
+	while (n < want - extra) {
+		/* Components short enough that open() says ENOENT. */
+		path[n] = (n % 100 == 99) ? '/' : 'a';
+		path[++n] = '\0';
+	}
+	path[n - 1] = 'z';
+	f.fx.rt.config_path = path;
+	REQUIRE(config_load(path, &cfg, expect, sizeof(expect)));
+	REQUIRE_EQ(strlen(expect), want);
+	/* ietd's error lines hold 511 characters; longer ones are cut. */
+	expect[511] = '\0';
+	snprintf(rsp, sizeof(rsp), "IETCTL 2 %d\n%s\n", ENOENT, expect);
+	strcpy(expect, rsp);
+	ask(&f, sock, req, rsp, sizeof(rsp));
+	CHECK_STR(rsp, expect);
+	ctl_close(&ctl);
+	rmdir(dir);
+	cf_free(&f);
+}
+
+TEST(ctl_error_line_of_510_characters_is_answered_whole)
+{
+	reload_error_of_length(510);
+}
+
+TEST(ctl_error_line_of_511_characters_is_answered_whole)
+{
+	reload_error_of_length(511);
+}
+
+TEST(ctl_error_line_longer_than_511_characters_is_cut_at_511)
+{
+	reload_error_of_length(512);
+	reload_error_of_length(700);
+}
