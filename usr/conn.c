@@ -123,17 +123,12 @@ static void conn_free(struct conn *c, bool close_fd)
 	free(c);
 }
 
-/* A finished login whose response never got out keeps no TSIH. */
+/* A finished login whose response never got out keeps no TSIH or CID. */
 static void conn_close(struct conn *c)
 {
-	const struct login_outcome *o;
-
 	if (c->login && (c->after == AFTER_HANDOFF ||
-			 c->after == AFTER_DISCOVERY)) {
-		o = login_outcome(c->login);
-		if (o->reserved)
-			registry_drop(c->srv->reg, o->reserved);
-	}
+			 c->after == AFTER_DISCOVERY))
+		login_release(c->login);
 	conn_free(c, true);
 }
 

@@ -107,12 +107,24 @@ static void textbuf_wipe(struct textbuf *tb)
 	textbuf_free(tb);
 }
 
+void login_release(struct login *l)
+{
+	struct login_outcome *o = &l->outcome;
+
+	if (o->reserved)
+		registry_drop(l->env.reg, o->reserved);
+	if (o->cid_reserved)
+		registry_release_cid(l->env.reg, o->tid, o->sid, o->cid);
+	o->reserved = NULL;
+	o->cid_reserved = false;
+}
+
 void login_free(struct login *l)
 {
 	if (!l)
 		return;
-	if (l->state != L_DONE && l->outcome.reserved)
-		registry_drop(l->env.reg, l->outcome.reserved);
+	if (l->state != L_DONE)
+		login_release(l);
 	chap_wipe(&l->chap);
 	auth_free(&l->auth);
 	textbuf_wipe(&l->in);
@@ -248,6 +260,49 @@ static int check_access(struct login *l, const struct target_conf *t,
 	return st;
 }
 
+/*
+ * Whether the target takes another session: its sessions, those of logins
+ * that have finished and not been handed off included, less the one a
+ * reinstatement replaces. Asked at the first request and again when the
+ * login finishes and reserves its TSIH, since others may finish between.
+ */
+static bool session_room(struct login *l)
+{
+	const struct target_conf *t = l->target;
+	struct registry *reg = l->env.reg;
+	size_t n = registry_count(reg, t->tid);
+
+	if (registry_find_isid(reg, t->tid, l->outcome.initiator,
+			       isid_value(l->first.isid)))
+		n--;	/* reinstatement replaces it */
+	if (t->max_sessions && n >= t->max_sessions) {
+		snprintf(l->err, sizeof(l->err),
+			 "target %s has its MaxSessions=%u sessions", t->name,
+			 t->max_sessions);
+		return false;
+	}
+	return true;
+}
+
+/* The same for a connection joining session s, reserved CIDs counted. */
+static bool conn_room(struct login *l, const struct reg_session *s)
+{
+	uint32_t maxc = s->keys[IET_KEY_MAX_CONNECTIONS];
+	size_t n = registry_conns(s);
+
+	if (registry_has_cid(s, l->first.cid))
+		n--;	/* connection reinstatement */
+	if (!maxc)
+		maxc = 1;
+	if (n >= maxc) {
+		snprintf(l->err, sizeof(l->err),
+			 "session already has MaxConnections=%u connections",
+			 maxc);
+		return false;
+	}
+	return true;
+}
+
 /* The first set of keys says who logs in to what; check the session rules. */
 static int first_set(struct login *l, const struct text_list *tl)
 {
@@ -349,22 +404,10 @@ static int first_set(struct login *l, const struct text_list *tl)
 			return LS_MOVED_TEMP;
 		}
 		if (l->leading) {
-			size_t n = registry_count(reg, l->target->tid);
-
-			if (registry_find_isid(reg, l->target->tid, iname, isid))
-				n--;	/* reinstatement replaces it */
-			if (l->target->max_sessions &&
-			    n >= l->target->max_sessions) {
-				snprintf(l->err, sizeof(l->err),
-					 "target %s has its MaxSessions=%u sessions",
-					 l->target->name,
-					 l->target->max_sessions);
+			if (!session_room(l))
 				return LS_NO_RESOURCES;
-			}
 		} else {
 			struct reg_session *s;
-			uint32_t maxc;
-			size_t n;
 
 			s = registry_find_tsih(reg, l->target->tid,
 					       l->first.tsih);
@@ -375,16 +418,8 @@ static int first_set(struct login *l, const struct text_list *tl)
 					 l->first.tsih);
 				return LS_NO_SESSION;
 			}
-			n = s->nr_cids;
-			if (registry_has_cid(s, l->first.cid))
-				n--;	/* connection reinstatement */
-			maxc = s->keys[IET_KEY_MAX_CONNECTIONS];
-			if (n >= (maxc ? maxc : 1)) {
-				snprintf(l->err, sizeof(l->err),
-					 "session already has MaxConnections=%u connections",
-					 maxc ? maxc : 1);
+			if (!conn_room(l, s))
 				return LS_TOO_MANY_CONNS;
-			}
 		}
 		limits = l->target->keys;
 	}
@@ -632,6 +667,9 @@ static int finish(struct login *l)
 
 	if (l->discovery || l->leading) {
 		o->tid = l->discovery ? 0 : l->target->tid;
+		/* Other logins may have taken the last place meanwhile. */
+		if (!l->discovery && !session_room(l))
+			return LS_NO_RESOURCES;
 		s = registry_reserve(reg, o->tid, isid, o->initiator,
 				     l->discovery);
 		if (!s) {
@@ -650,6 +688,21 @@ static int finish(struct login *l)
 			 l->first.tsih);
 		return LS_NO_SESSION;
 	}
+	if (!conn_room(l, s))
+		return LS_TOO_MANY_CONNS;
+	switch (registry_reserve_cid(s, o->cid)) {
+	case 0:
+		break;
+	case -EBUSY:
+		snprintf(l->err, sizeof(l->err),
+			 "connection %u of the session is being logged in by another login",
+			 o->cid);
+		return LS_TOO_MANY_CONNS;
+	default:
+		snprintf(l->err, sizeof(l->err), "out of memory");
+		return LS_NO_RESOURCES;
+	}
+	o->cid_reserved = true;
 	o->tid = s->tid;
 	o->sid = s->sid;
 	memcpy(o->keys, s->keys, sizeof(o->keys));
