@@ -377,6 +377,17 @@ static int first_set(struct login *l, const struct text_list *tl)
 				 tname);
 			return LS_NOT_FOUND;
 		}
+		if (found->origin == ORIGIN_KERNEL) {
+			/*
+			 * Found in the kernel, described nowhere: its CHAP
+			 * accounts (if it had any) are unknown, so serving it
+			 * could let in whom they kept out.
+			 */
+			snprintf(l->err, sizeof(l->err),
+				 "target %.223s is in the kernel but not in the configuration or the state file, so its CHAP accounts are unknown: configure it again (ietd.conf and reload)",
+				 tname);
+			return LS_UNAVAILABLE;
+		}
 		st = check_access(l, found, iname);
 		if (st)
 			return st;

@@ -99,6 +99,12 @@ void config_of(struct config *cfg, const char *text)
 
 void fx_init(struct fixture *fx, const char *conf)
 {
+	fake_reset();
+	fx_init_on_kernel(fx, conf);
+}
+
+void fx_init_on_kernel(struct fixture *fx, const char *conf)
+{
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct kstate st;
 	socklen_t len = sizeof(sin);
@@ -107,7 +113,6 @@ void fx_init(struct fixture *fx, const char *conf)
 	struct config next;
 
 	memset(fx, 0, sizeof(*fx));
-	fake_reset();
 	if (kernel_open())
 		abort();
 	config_of(&next, conf);

@@ -55,6 +55,8 @@ struct fixture {
 
 /* conf: ietd.conf text; the fake kernel gets its targets and LUNs. */
 void fx_init(struct fixture *fx, const char *conf);
+/* The same, starting on what the fake kernel already has (a restart). */
+void fx_init_on_kernel(struct fixture *fx, const char *conf);
 void fx_free(struct fixture *fx);
 /* A client connection to the server; returns the initiator's socket. */
 int fx_connect(struct fixture *fx);
