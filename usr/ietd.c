@@ -274,18 +274,36 @@ static int watch_signals(struct ietd *d)
 	return loop_add(&d->loop, &d->sig, EPOLLIN);
 }
 
-/* The state file's default: next to the socket, in its root-only directory. */
-static void state_path(const struct options *o, char *buf, size_t len)
+/*
+ * The state file's default: next to the socket, in its root-only
+ * directory. An ietd that will run as another user replaces the file in a
+ * directory of that user's inside it ("state/"), which that user's other
+ * processes cannot reach: the socket's directory is root's alone.
+ */
+static int state_path(const struct options *o, uid_t uid, gid_t gid,
+		      char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *slash = strrchr(o->socket, '/');
+	int dlen = slash ? (int)(slash - o->socket) : 1;
+	const char *dir = slash ? o->socket : ".";
+	char sub[256];
+	int ret;
 
-	if (o->state)
+	if (o->state) {
 		snprintf(buf, len, "%s", o->state);
-	else if (slash)
-		snprintf(buf, len, "%.*s/%s", (int)(slash - o->socket),
-			 o->socket, STATE_NAME);
-	else
-		snprintf(buf, len, "%s", STATE_NAME);
+		return 0;
+	}
+	if (!o->uid) {
+		snprintf(buf, len, "%.*s/%s", dlen, dir, STATE_NAME);
+		return 0;
+	}
+	snprintf(sub, sizeof(sub), "%.*s/state", dlen, dir);
+	ret = state_prepare_dir(sub, uid, gid, err, errlen);
+	if (!ret && (size_t)snprintf(buf, len, "%s/" STATE_NAME, sub) >= len) {
+		snprintf(err, errlen, "%s: path too long", sub);
+		ret = -ENAMETOOLONG;
+	}
+	return ret;
 }
 
 /* Everything between reading the configuration and serving. */
@@ -315,10 +333,11 @@ static int start(struct ietd *d, struct config *next,
 	 * now because dropping privileges would leave it out of reach.
 	 */
 	ret = ctl_prepare_dir(o->socket, err, sizeof(err));
-	if (!ret) {
-		state_path(o, path, sizeof(path));
+	if (!ret)
+		ret = state_path(o, uid, gid, path, sizeof(path), err,
+				 sizeof(err));
+	if (!ret)
 		ret = state_open(&d->rt.state, path, err, sizeof(err));
-	}
 	if (ret) {
 		log_err("state file: %s", err);
 		kstate_free(&st);
@@ -381,6 +400,13 @@ static int start(struct ietd *d, struct config *next,
 		log_err("%s", err);
 		return ret;
 	}
+	/* Better now than at the first change ietadm makes. */
+	ret = o->uid ? state_check(&d->rt.state, err, sizeof(err)) : 0;
+	if (ret) {
+		log_err("state file: %s: as uid %u, ietd cannot replace it (give --state a file in a directory that user may write)",
+			err, (unsigned int)uid);
+		return ret;
+	}
 	return 0;
 }
 
@@ -417,7 +443,7 @@ int main(int argc, char **argv)
 		d.rt.config_path = path;
 	d.rt.access_dirs = o.access_dir ? o.access_dir : ACCESS_DIRS;
 	d.rt.reg = &d.reg;
-	d.rt.state.fd = -1;
+	d.rt.state.dirfd = -1;
 	if (o.uid && lookup_uid(o.uid, &uid, &gid)) {
 		fprintf(stderr, "ietd: --uid: no user \"%s\"\n", o.uid);
 		return 1;

@@ -8,15 +8,18 @@
  * with each target's Origin, and reads it back at start.
  *
  * The file sits next to the ietadm socket (default /run/iet/ietd.state):
- * root-only, and gone at reboot together with the kernel's state. It is
- * opened before ietd drops privileges and rewritten in place through that
- * descriptor; a last line marks it complete, so a write cut short is seen
- * and ignored.
+ * root-only, and gone at reboot together with the kernel's state. Its
+ * directory is opened before ietd drops privileges, and every save
+ * replaces the file whole: a temporary file in that directory, synced,
+ * renamed over the state file, then the directory synced. A crash at any
+ * moment leaves the previous state or the new one, never neither; a last
+ * line marks the file complete all the same.
  */
 #ifndef IET_USR_STATE_H
 #define IET_USR_STATE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "model.h"
 
@@ -24,13 +27,28 @@
 #define STATE_END	"# end of ietd state\n"
 
 struct state {
-	int fd;
+	int dirfd;			/* -1: no state file (tests) */
 	char path[256];
+	char name[256];			/* the file's name in its directory */
 };
 
-/* Open (creating, mode 0600) the file; -1 descriptor means "no file". */
+/*
+ * Open the file's directory and create the file (mode 0600) if it is
+ * missing; s->dirfd -1 means "no file".
+ */
 int state_open(struct state *s, const char *path, char *err, size_t errlen);
 void state_close(struct state *s);
+/*
+ * Whether ietd, as it runs now, can replace the file (after dropping
+ * privileges: the directory must be the user's to write).
+ */
+int state_check(struct state *s, char *err, size_t errlen);
+/*
+ * A directory of its own for the state of an ietd that runs as uid:gid
+ * (mode 0700, that user's), inside the root-only socket directory.
+ */
+int state_prepare_dir(const char *dir, uid_t uid, gid_t gid, char *err,
+		      size_t errlen);
 /*
  * The model the file holds into cfg: -ENOENT when it is empty (never
  * written), -EINVAL when incomplete or malformed (err says why).

@@ -53,6 +53,12 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	caps=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")
 	check "-u drops to the user" test "$uid" = "$(id -u nobody)"
 	check "-u keeps exactly CAP_NET_ADMIN" test "$caps" = 0000000000001000
+	obj/ietadm --socket "$dir/ietd.sock" --op update --tid=1 \
+		--params MaxSessions=7 >/dev/null
+	check "-u replaces its state file in a directory of its own" \
+		grep -q "MaxSessions 7" "$dir/state/ietd.state"
+	check "-u leaves no temporary state file behind" \
+		test "$(ls -A "$dir/state")" = ietd.state
 	kill -TERM "$pid"
 	wait "$pid"
 fi

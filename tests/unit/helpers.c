@@ -117,7 +117,7 @@ void fx_init_on_kernel(struct fixture *fx, const char *conf)
 		abort();
 	config_of(&next, conf);
 	kernel_dump(&st);
-	fx->rt.state.fd = -1;
+	fx->rt.state.dirfd = -1;
 	fx->rt.reg = &fx->reg;
 	if (runtime_start(&fx->rt, &next, &st, err, sizeof(err))) {
 		fprintf(stderr, "fx_init: %s\n", err);

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Writing the model back (ietadm --op save, the state file), round trips. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -254,5 +258,164 @@ TEST(state_file_cut_short_is_refused)
 	config_free(&a);
 	state_close(&s);
 	unlink(path);
+	rmdir(dir);
+}
+
+/* The names in dir, sorted by readdir order, as "a b ". */
+static const char *names_in(const char *dir)
+{
+	static char names[512];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+
+	names[0] = '\0';
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n += snprintf(names + n, sizeof(names) - n, "%s ",
+				      e->d_name);
+	if (d)
+		closedir(d);
+	return names;
+}
+
+TEST(state_save_cut_short_keeps_the_previous_state_whole)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct rlimit lim, old;
+	struct config a, b;
+	struct stat st;
+	struct state s;
+	int ret;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	config_of(&a, "Target " TARGET2 "\n IncomingUser joe secretsecret-1\n");
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	config_free(&a);
+	REQUIRE(stat(path, &st) == 0);
+	/* The disk fills up (or ietd dies) half way through the next save. */
+	config_of(&a, RICH);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = st.st_size + 64;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	ret = state_save(&s, &a, err, sizeof(err));
+	setrlimit(RLIMIT_FSIZE, &old);
+	CHECK(ret < 0);
+	CHECK_CONTAINS(err, "write");
+	/* The state before is all there, CHAP account included. */
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	REQUIRE_EQ(b.nr_targets, 1);
+	CHECK_STR(b.targets[0].name, TARGET2);
+	CHECK_EQ(b.targets[0].auth.nr_incoming, 1);
+	CHECK_STR(names_in(dir), STATE_NAME " ");
+	config_free(&b);
+	config_free(&a);
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(state_save_replaces_the_file_by_rename_and_leaves_nothing_else)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct stat before, after;
+	struct config a;
+	struct state s;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	config_of(&a, RICH);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	REQUIRE(stat(path, &before) == 0);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	REQUIRE(stat(path, &after) == 0);
+	/* A new file each time: the old one was never opened for writing. */
+	CHECK(before.st_ino != after.st_ino);
+	CHECK_EQ(after.st_mode & 0777, 0600);
+	CHECK_STR(names_in(dir), STATE_NAME " ");
+	config_free(&a);
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(state_temporary_file_left_by_a_crash_is_ignored_then_replaced)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128], tmp[160];
+	struct config a, b;
+	struct state s;
+	int fd;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	config_of(&a, RICH);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	/* Killed after writing half a temporary file. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, "Target half", 11) == 11);
+	close(fd);
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	same_config(&a, &b);
+	config_free(&b);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	CHECK_STR(names_in(dir), STATE_NAME " ");
+	config_free(&a);
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* In a child that runs as nobody: state_check()'s result. */
+static int check_as_nobody(struct state *s)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(99);
+		_exit(state_check(s, err, sizeof(err)) ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST(state_directory_of_its_own_lets_an_unprivileged_ietd_replace_the_file)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", sub[64], path[128];
+	struct state s;
+	struct stat st;
+
+	if (geteuid() != 0)
+		return;		/* needs root to change users */
+	REQUIRE(mkdtemp(dir));
+	/* The socket's directory is root's: nobody cannot replace a file there. */
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	CHECK_EQ(check_as_nobody(&s), 1);
+	state_close(&s);
+	unlink(path);
+	/* Its own directory inside that one works. */
+	snprintf(sub, sizeof(sub), "%s/state", dir);
+	REQUIRE(state_prepare_dir(sub, 65534, 65534, err, sizeof(err)) == 0);
+	REQUIRE(stat(sub, &st) == 0);
+	CHECK_EQ(st.st_uid, 65534);
+	CHECK_EQ(st.st_mode & 0777, 0700);
+	snprintf(path, sizeof(path), "%s/%s", sub, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	CHECK_EQ(check_as_nobody(&s), 0);
+	state_close(&s);
+	unlink(path);
+	rmdir(sub);
 	rmdir(dir);
 }
