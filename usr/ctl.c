@@ -39,6 +39,9 @@ static void client_free(struct ctl_client *cl)
 			break;
 		}
 	}
+	/* Room again: take the next one waiting in the backlog. */
+	if (cl->ctl->nr_clients-- == CTL_CLIENTS_MAX)
+		loop_mod(cl->ctl->loop, &cl->ctl->w, EPOLLIN);
 	loop_del(cl->ctl->loop, &cl->w);
 	close(cl->w.fd);
 	if (cl->rsp.buf)
@@ -166,9 +169,12 @@ static void on_accept(struct watch *w, uint32_t events)
 	int fd;
 
 	(void)events;
-	fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
+	fd = accept_or_shed(w->fd, &c->spare);
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			log_peer(LOG_ERR, "out of file descriptors, refusing an ietadm connection");
 		return;
+	}
 	cl = calloc(1, sizeof(*cl));
 	if (!cl) {
 		close(fd);
@@ -187,6 +193,9 @@ static void on_accept(struct watch *w, uint32_t events)
 		free(cl);
 		return;
 	}
+	/* Enough at once: the others wait in the backlog, unaccepted. */
+	if (++c->nr_clients == CTL_CLIENTS_MAX)
+		loop_mod(c->loop, &c->w, 0);
 	/* The socket file is 0600 already; this also covers odd mounts. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    cred.uid != 0) {
@@ -227,6 +236,7 @@ int ctl_open(struct ctl *c, struct loop *loop, struct runtime *rt,
 
 	memset(c, 0, sizeof(*c));
 	c->w.fd = -1;
+	c->spare.fd = -1;
 	ret = ctl_prepare_dir(path, err, errlen);
 	if (ret)
 		return ret;
@@ -269,6 +279,7 @@ int ctl_open(struct ctl *c, struct loop *loop, struct runtime *rt,
 		c->w.fd = -1;
 		return ret;
 	}
+	spare_open(&c->spare);
 	return 0;
 }
 
@@ -282,6 +293,7 @@ void ctl_close(struct ctl *c)
 		unlink(c->path);
 	}
 	c->w.fd = -1;
+	spare_close(&c->spare);
 }
 
 void ctl_tick(struct ctl *c, uint64_t now)

@@ -10,11 +10,15 @@
 #include <stdint.h>
 
 #include "ctl_proto.h"
+#include "fdlimit.h"
 #include "loop.h"
 #include "runtime.h"
 #include "text.h"
 
 struct ctl_client;
+
+/* ietadm clients served at once; more wait in the listen backlog. */
+#define CTL_CLIENTS_MAX	16
 
 struct ctl {
 	struct watch w;
@@ -22,6 +26,8 @@ struct ctl {
 	struct runtime *rt;
 	char path[108];
 	struct ctl_client *clients;
+	unsigned int nr_clients;
+	struct spare spare;		/* for accept at EMFILE */
 };
 
 /* Make the socket's directory (0700) if it is missing. */

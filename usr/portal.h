@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "fdlimit.h"
 #include "loop.h"
 
 #define ISCSI_PORT	3260
@@ -22,12 +23,13 @@ struct portal {
 	accept_fn fn;
 	void *arg;
 	struct sockaddr_storage addr;
+	struct spare *spare;		/* the portals' */
 };
 
 struct portals {
 	struct portal *v;
 	size_t nr;
-	int spare_fd;			/* given up to accept-and-close at EMFILE */
+	struct spare spare;		/* given up to accept-and-close at EMFILE */
 };
 
 /* addr NULL: the default pair. Fails with a one-line reason in err. */

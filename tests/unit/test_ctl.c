@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The ietadm protocol and ietd's operations, on the fake kernel. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -387,4 +389,99 @@ TEST(ctl_error_line_longer_than_511_characters_is_cut_at_511)
 {
 	reload_error_of_length(512);
 	reload_error_of_length(700);
+}
+
+/* Take every free descriptor below a lowered RLIMIT_NOFILE; how many. */
+static int exhaust_descriptors(struct rlimit *saved)
+{
+	struct rlimit r;
+	int fd, n = 0;
+
+	getrlimit(RLIMIT_NOFILE, saved);
+	fd = open("/dev/null", O_RDONLY);
+	/* Room for what is open now and a few more, no more. */
+	r = *saved;
+	r.rlim_cur = fd + 8;
+	close(fd);
+	setrlimit(RLIMIT_NOFILE, &r);
+	while (open("/dev/null", O_RDONLY) >= 0)
+		n++;
+	return n;
+}
+
+TEST(ctl_out_of_descriptors_sheds_the_connection_and_does_not_spin)
+{
+	struct cfx f;
+	struct ctl ctl;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64], c;
+	struct rlimit saved;
+	int fd, i, events = 0;
+	ssize_t n;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err, sizeof(err)) == 0);
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	REQUIRE(fd >= 0);
+	REQUIRE(exhaust_descriptors(&saved) > 0);
+	REQUIRE(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+	/* ietd cannot accept it: it must drop it, not see it forever. */
+	for (i = 0; i < 20; i++)
+		events += loop_run_once(&f.fx.loop, 5);
+	CHECK(events <= 2);
+	n = recv(fd, &c, 1, MSG_DONTWAIT);
+	CHECK(n == 0 || (n < 0 && errno == ECONNRESET));
+	setrlimit(RLIMIT_NOFILE, &saved);
+	close(fd);
+	ctl_close(&ctl);
+	rmdir(dir);
+	cf_free(&f);
+}
+
+static bool answered(int fd)
+{
+	char c;
+
+	return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
+TEST(ctl_clients_beyond_the_cap_wait_their_turn_unaccepted)
+{
+	struct cfx f;
+	struct ctl ctl;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64];
+	static const char req[] = "IETCTL 2\nop=show\ntid=1\n\n";
+	int fd[CTL_CLIENTS_MAX + 1], i;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err, sizeof(err)) == 0);
+	strcpy(sun.sun_path, sock);
+	/* As many as the cap, connected and silent. */
+	for (i = 0; i <= CTL_CLIENTS_MAX; i++) {
+		fd[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+		REQUIRE(connect(fd[i], (struct sockaddr *)&sun,
+				sizeof(sun)) == 0);
+		fx_run(&f.fx, 2);
+	}
+	CHECK_EQ(ctl.nr_clients, CTL_CLIENTS_MAX);
+	/* One more asks: it waits, unaccepted... */
+	REQUIRE(send(fd[CTL_CLIENTS_MAX], req, strlen(req), 0) ==
+		(ssize_t)strlen(req));
+	fx_run(&f.fx, 20);
+	CHECK(!answered(fd[CTL_CLIENTS_MAX]));
+	/* ...until one of the others goes. */
+	close(fd[0]);
+	fx_run(&f.fx, 20);
+	CHECK(answered(fd[CTL_CLIENTS_MAX]));
+	for (i = 1; i <= CTL_CLIENTS_MAX; i++)
+		close(fd[i]);
+	ctl_close(&ctl);
+	rmdir(dir);
+	cf_free(&f);
 }

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ietd's file descriptors: a soft RLIMIT_NOFILE raised at start to what
+ * its connection limits need, and a spare descriptor per listener for
+ * when they run out all the same (another process's leak, a lower hard
+ * limit): the listener then takes the pending connection with the spare
+ * and closes it, instead of staying readable and spinning the loop.
+ */
+#ifndef IET_USR_FDLIMIT_H
+#define IET_USR_FDLIMIT_H
+
+#include <stddef.h>
+
+/*
+ * Raise the soft limit to need, or to the hard limit if that is lower;
+ * never lower it. *have gets the soft limit in force afterwards.
+ */
+int nofile_raise(unsigned long need, unsigned long *have, char *err,
+		 size_t errlen);
+
+/* A descriptor held in reserve (of /dev/null); -1 when none. */
+struct spare {
+	int fd;
+};
+
+void spare_open(struct spare *s);
+void spare_close(struct spare *s);
+
+/*
+ * accept4() a connection, non-blocking and close-on-exec. Out of
+ * descriptors, the spare takes the connection, which is closed, and is
+ * taken back; -1 with errno EMFILE or ENFILE then, as for other errors.
+ */
+int accept_or_shed(int lfd, struct spare *s);
+
+#endif
