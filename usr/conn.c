@@ -53,7 +53,8 @@ struct conn {
 	size_t tx_len, tx_off, tx_cap;
 	bool out_armed;			/* waiting for EPOLLOUT */
 	enum conn_after after;
-	uint64_t deadline;
+	uint64_t deadline;		/* login's end, or discovery's idle limit */
+	uint64_t disc_end;		/* a discovery session's lifetime */
 	struct login *login;
 	struct disc *disc;
 	struct reg_session *disc_session;	/* its TSIH reservation */
@@ -66,9 +67,54 @@ void server_init(struct server *srv, struct loop *loop, struct config *cfg,
 	srv->loop = loop;
 	srv->cfg = cfg;
 	srv->reg = reg;
-	srv->login_timeout_ms = 15000;
-	srv->idle_timeout_ms = 60000;
-	srv->max_conns = 1024;
+	srv->login_timeout_ms = LOGIN_TIMEOUT_MS;
+	srv->idle_timeout_ms = DISC_IDLE_MS;
+	srv->disc_lifetime_ms = DISC_LIFETIME_MS;
+	srv->max_conns = MAX_CONNS;
+	srv->max_conns_per_addr = MAX_CONNS_PER_ADDR;
+	srv->max_conns_per_net = MAX_CONNS_PER_NET;
+}
+
+/* The address as 16 bytes, IPv4 as IPv4-mapped; false if neither. */
+static bool addr16(const struct sockaddr_storage *ss, uint8_t *a)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (ss->ss_family == AF_INET) {
+		memcpy(a, mapped, 12);
+		memcpy(a + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+		return true;
+	}
+	if (ss->ss_family == AF_INET6) {
+		memcpy(a, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+		return true;
+	}
+	return false;
+}
+
+static bool is_v4(const uint8_t *a)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(a, mapped, 12);
+}
+
+bool peer_same_addr(const struct sockaddr_storage *a,
+		    const struct sockaddr_storage *b)
+{
+	uint8_t x[16], y[16];
+
+	return addr16(a, x) && addr16(b, y) && !memcmp(x, y, 16);
+}
+
+bool peer_same_net(const struct sockaddr_storage *a,
+		   const struct sockaddr_storage *b)
+{
+	uint8_t x[16], y[16];
+
+	if (!addr16(a, x) || !addr16(b, y) || is_v4(x) || is_v4(y))
+		return false;
+	return !memcmp(x, y, 8);
 }
 
 static void name_peer(struct conn *c)
@@ -204,6 +250,7 @@ static void become_discovery(struct conn *c)
 	c->login = NULL;
 	c->phase = PH_DISCOVERY;
 	c->after = AFTER_READ;
+	c->disc_end = now_ms() + c->srv->disc_lifetime_ms;
 	c->deadline = now_ms() + c->srv->idle_timeout_ms;
 	c->out_armed = false;
 	want(c, EPOLLIN);
@@ -551,15 +598,53 @@ static void conn_event(struct watch *w, uint32_t events)
 	conn_read(c);
 }
 
+/* Why a new connection from peer would exceed a limit, or NULL. */
+static const char *over_limit(const struct server *srv,
+			      const struct sockaddr_storage *peer)
+{
+	const struct conn *c;
+	size_t addr = 0, net = 0;
+
+	if (srv->nr_conns >= srv->max_conns)
+		return "connections in login or discovery from all peers";
+	for (c = srv->conns; c; c = c->next) {
+		if (peer_same_addr(&c->peer_addr, peer))
+			addr++;
+		if (peer_same_net(&c->peer_addr, peer))
+			net++;
+	}
+	if (addr >= srv->max_conns_per_addr)
+		return "connections in login or discovery from this address";
+	if (net >= srv->max_conns_per_net)
+		return "connections in login or discovery from this /64";
+	return NULL;
+}
+
 void server_accept(void *arg, int fd)
 {
 	struct server *srv = arg;
+	struct sockaddr_storage peer;
+	const char *why;
 	struct conn *c;
 	socklen_t len;
 
-	if (srv->nr_conns >= srv->max_conns) {
-		log_peer(LOG_WARNING, "%zu connections in login: refusing another",
-			 srv->nr_conns);
+	len = sizeof(peer);
+	memset(&peer, 0, sizeof(peer));
+	getpeername(fd, (struct sockaddr *)&peer, &len);
+	why = over_limit(srv, &peer);
+	if (why) {
+		char a[INET6_ADDRSTRLEN] = "?";
+
+		if (peer.ss_family == AF_INET)
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr,
+				  a, sizeof(a));
+		else if (peer.ss_family == AF_INET6)
+			inet_ntop(AF_INET6,
+				  &((struct sockaddr_in6 *)&peer)->sin6_addr, a,
+				  sizeof(a));
+		srv->refused++;
+		log_peer(LOG_WARNING, "%s: connection refused: too many %s (ietd(8), LIMITS)",
+			 a, why);
 		close(fd);
 		return;
 	}
@@ -604,6 +689,13 @@ void server_tick(struct server *srv, uint64_t now)
 
 	for (; c; c = next) {
 		next = c->next;
+		if (c->phase == PH_DISCOVERY && now >= c->disc_end) {
+			/* A PDU a minute must not keep one open for ever. */
+			log_peer(LOG_INFO, "%s: discovery session closed after %u s",
+				 c->peer, srv->disc_lifetime_ms / 1000);
+			conn_close(c);
+			continue;
+		}
 		if (now < c->deadline)
 			continue;
 		if (c->phase == PH_LOGIN) {

@@ -8,8 +8,10 @@
 #ifndef IET_USR_CONN_H
 #define IET_USR_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "loop.h"
 #include "model.h"
@@ -17,20 +19,46 @@
 
 struct conn;
 
+/*
+ * What a peer may hold before its connection reaches the kernel, by
+ * default (ietd(8), LIMITS). Every connection in login or in a discovery
+ * session counts; a connection beyond a limit is closed at accept.
+ */
+#define LOGIN_TIMEOUT_MS	15000	/* accept to hand-off */
+#define DISC_IDLE_MS		60000	/* a discovery session between PDUs */
+#define DISC_LIFETIME_MS	300000	/* a discovery session, all of it */
+#define MAX_CONNS		1024	/* all peers */
+#define MAX_CONNS_PER_ADDR	32	/* one IP address */
+#define MAX_CONNS_PER_NET	128	/* one IPv6 /64 */
+
 struct server {
 	struct loop *loop;
 	struct config *cfg;
 	struct registry *reg;
 	unsigned int login_timeout_ms;	/* whole login, accept to hand-off */
 	unsigned int idle_timeout_ms;	/* a discovery session between PDUs */
+	unsigned int disc_lifetime_ms;	/* a discovery session, login to end */
 	unsigned int max_conns;		/* connections ietd holds at once */
+	unsigned int max_conns_per_addr; /* of them, from one address */
+	unsigned int max_conns_per_net;	/* from one IPv6 /64 */
 	const char *access_dirs;	/* access files (acl.h); NULL: none */
 	uint32_t statsn_seed;		/* first StatSN of the next connection */
 	struct conn *conns;
 	size_t nr_conns;
 	unsigned long logins;		/* handed to the kernel */
 	unsigned long failures;		/* logins that failed or timed out */
+	unsigned long refused;		/* connections closed at accept */
 };
+
+/*
+ * Whether two peers count as one for MAX_CONNS_PER_ADDR (the same IP
+ * address, an IPv4-mapped IPv6 address being its IPv4 one), or for
+ * MAX_CONNS_PER_NET (the same IPv6 /64: one host may have them all).
+ */
+bool peer_same_addr(const struct sockaddr_storage *a,
+		    const struct sockaddr_storage *b);
+bool peer_same_net(const struct sockaddr_storage *a,
+		   const struct sockaddr_storage *b);
 
 void server_init(struct server *srv, struct loop *loop, struct config *cfg,
 		 struct registry *reg);

@@ -16,6 +16,7 @@
 #include "conn.h"
 #include "ctl.h"
 #include "daemon.h"
+#include "fdlimit.h"
 #include "kernel.h"
 #include "log.h"
 #include "loop.h"
@@ -306,6 +307,49 @@ static int state_path(const struct options *o, uid_t uid, gid_t gid,
 	return ret;
 }
 
+/*
+ * Descriptors besides the connections: listeners and their spares,
+ * netlink, epoll, signals, the state directory, stdio, syslog, the access
+ * files a login reads, with room to spare.
+ */
+#define FD_RESERVE	64
+
+/*
+ * Enough descriptors for every connection the limits allow and every
+ * ietadm client, or the limits lowered to fit: a daemon out of
+ * descriptors could not read its access files and would refuse everyone.
+ */
+static int fit_descriptors(struct server *srv)
+{
+	unsigned long need = srv->max_conns + CTL_CLIENTS_MAX + FD_RESERVE;
+	unsigned long have, room;
+	char err[256];
+	int ret;
+
+	ret = nofile_raise(need, &have, err, sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		return ret;
+	}
+	if (have >= need)
+		return 0;
+	room = have - (have < CTL_CLIENTS_MAX + FD_RESERVE ? have :
+		       CTL_CLIENTS_MAX + FD_RESERVE);
+	if (room < 16) {
+		log_err("RLIMIT_NOFILE is %lu (hard limit): ietd needs at least %u descriptors",
+			have, CTL_CLIENTS_MAX + FD_RESERVE + 16);
+		return -EMFILE;
+	}
+	log_warn("RLIMIT_NOFILE is %lu (hard limit): at most %lu connections in login or discovery instead of %u",
+		 have, room, srv->max_conns);
+	srv->max_conns = room;
+	if (srv->max_conns_per_addr > room)
+		srv->max_conns_per_addr = room;
+	if (srv->max_conns_per_net > room)
+		srv->max_conns_per_net = room;
+	return 0;
+}
+
 /* Everything between reading the configuration and serving. */
 static int start(struct ietd *d, struct config *next,
 		 const struct options *o, uid_t uid, gid_t gid)
@@ -360,6 +404,9 @@ static int start(struct ietd *d, struct config *next,
 		return ret;
 	}
 	server_init(&d->srv, &d->loop, &d->rt.cfg, &d->reg);
+	ret = fit_descriptors(&d->srv);
+	if (ret)
+		return ret;
 	d->srv.access_dirs = d->rt.access_dirs;
 	d->srv.statsn_seed = (uint32_t)time(NULL) * 2654435761u;
 	ret = portals_open(&d->portals, &d->loop, o->address, o->port,

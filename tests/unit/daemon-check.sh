@@ -87,5 +87,49 @@ check "-a ADDR listens on that address only" \
 kill -TERM "$pid"
 wait "$pid"
 
+# Limits before login (ietd(8), LIMITS), each tried by a peer (flood.py).
+serve() {
+	for i in $(seq 50); do grep -q serving "$dir/log" && break; sleep 0.1; done
+}
+if command -v python3 >/dev/null; then
+	(ulimit -S -n 256; exec ./ietd-fake -f -c "$dir/ietd.conf" -p "$port" \
+		--socket "$dir/ietd.sock" >"$dir/log" 2>&1) &
+	pid=$!
+	serve
+	soft=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
+	check "RLIMIT_NOFILE is raised to what the connection limits need" \
+		test "${soft:-0}" -ge 1104
+	check "one address holds at most 32 connections before login" \
+		test "$(./flood.py "$port" 40)" = "closed 8 kept 32"
+	kill -TERM "$pid"
+	wait "$pid"
+
+	(ulimit -n 200; exec ./ietd-fake -f -c "$dir/ietd.conf" -p "$port" \
+		--socket "$dir/ietd.sock" >"$dir/log" 2>&1) &
+	pid=$!
+	serve
+	check "a low hard RLIMIT_NOFILE lowers the connection limit to fit" \
+		grep -q "at most 120 connections in login or discovery" "$dir/log"
+	# 150 connections from 15 addresses: more than ietd takes in all.
+	./flood.py "$port" 150 --per-addr 10 --first 2 --hold 2 >"$dir/flood" &
+	fpid=$!
+	for i in $(seq 30); do test -s "$dir/flood" && break; sleep 0.1; done
+	check "peers from many addresses get 120 connections, no more" \
+		grep -qx "closed 30 kept 120" "$dir/flood"
+	check "ietadm is answered while peers hold every connection" \
+		test "$(obj/ietadm --socket "$dir/ietd.sock" --op show --tid=1 | head -1)" = "Wthreads=8"
+	wait "$fpid"
+	check "ietd never ran out of descriptors" \
+		bash -c '! grep -q "out of file descriptors" "$1"' _ "$dir/log"
+	if command -v iscsi-ls >/dev/null; then
+		check "discovery works again once the peers are gone" \
+			bash -c 'timeout 10 iscsi-ls "iscsi://127.0.0.1:$1" | grep -q Target:' _ "$port"
+	fi
+	kill -TERM "$pid"
+	wait "$pid"
+	check "ietd logged no sanitizer error under the floods" \
+		bash -c '! grep -q "Sanitizer\|runtime error" "$1"' _ "$dir/log"
+fi
+
 echo "daemon: $pass passed, $fail failed"
 [ "$fail" = 0 ]

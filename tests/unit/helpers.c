@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Shared test helpers: text, PDUs, a running core over loopback TCP. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -151,13 +152,20 @@ void fx_free(struct fixture *fx)
 
 int fx_connect(struct fixture *fx)
 {
-	struct sockaddr_in sin;
+	return fx_connect_from(fx, "127.0.0.1");
+}
+
+int fx_connect_from(struct fixture *fx, const char *ip)
+{
+	struct sockaddr_in sin, from = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sin);
 	int c, s;
 
 	getsockname(fx->listen_fd, (struct sockaddr *)&sin, &len);
 	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c < 0 || connect(c, (struct sockaddr *)&sin, sizeof(sin)))
+	if (c < 0 || inet_pton(AF_INET, ip, &from.sin_addr) != 1 ||
+	    bind(c, (struct sockaddr *)&from, sizeof(from)) ||
+	    connect(c, (struct sockaddr *)&sin, sizeof(sin)))
 		abort();
 	s = accept4(fx->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (s < 0)

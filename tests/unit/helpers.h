@@ -60,6 +60,8 @@ void fx_init_on_kernel(struct fixture *fx, const char *conf);
 void fx_free(struct fixture *fx);
 /* A client connection to the server; returns the initiator's socket. */
 int fx_connect(struct fixture *fx);
+/* The same from a loopback address of the test's choice (127.x.y.z). */
+int fx_connect_from(struct fixture *fx, const char *ip);
 /* Run the loop until cond(arg) or about two seconds have passed. */
 bool fx_run_until(struct fixture *fx, bool (*cond)(void *), void *arg);
 /* Run the loop for a while (to let ietd act on what it has). */
