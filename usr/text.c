@@ -72,6 +72,7 @@ int text_parse(const void *data, size_t len, struct text_list *out,
 		return -ENOMEM;
 	}
 	memcpy(out->buf, data, len);
+	out->len = len;
 
 	while (pos < len) {
 		char *pair = out->buf + pos;
@@ -142,9 +143,20 @@ fail:
 	return -EINVAL;
 }
 
+/*
+ * Text may hold CHAP values, and a textbuf a whole configuration with its
+ * secrets: no copy is given back to the allocator without being wiped.
+ */
+static void wiped_free(void *p, size_t len)
+{
+	if (p)
+		explicit_bzero(p, len);
+	free(p);
+}
+
 void text_list_free(struct text_list *tl)
 {
-	free(tl->buf);
+	wiped_free(tl->buf, tl->len);
 	free(tl->pairs);
 	memset(tl, 0, sizeof(*tl));
 }
@@ -157,7 +169,7 @@ void textbuf_init(struct textbuf *tb, size_t max)
 
 void textbuf_free(struct textbuf *tb)
 {
-	free(tb->buf);
+	wiped_free(tb->buf, tb->cap);
 	textbuf_init(tb, tb->max);
 }
 
@@ -183,11 +195,15 @@ int textbuf_append(struct textbuf *tb, const void *data, size_t len)
 			ncap *= 2;
 		if (ncap > tb->max)
 			ncap = tb->max;
-		nb = realloc(tb->buf, ncap);
+		/* Not realloc(): it would free the old copy unwiped. */
+		nb = malloc(ncap);
 		if (!nb) {
 			tb->overflow = true;
 			return -ENOMEM;
 		}
+		if (tb->len)
+			memcpy(nb, tb->buf, tb->len);
+		wiped_free(tb->buf, tb->cap);
 		tb->buf = nb;
 		tb->cap = ncap;
 	}
