@@ -530,6 +530,37 @@ TEST(ops_show_json_for_every_form)
 	of_free(&f);
 }
 
+TEST(ops_show_json_gives_the_sid_as_a_string_too)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+	/* Beyond 2^53: a double (jq, JavaScript) cannot hold it exactly. */
+	uint64_t sid = make_sid(0x80123456789aull, 0xfffe);
+	char want[128];
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, sid, INITIATOR, NULL, &cid, 1) == 0);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_JSON }) == 0);
+	snprintf(want, sizeof(want), "\"sid\":%llu,\"sid_str\":\"%llu\",",
+		 (unsigned long long)sid, (unsigned long long)sid);
+	CHECK_CONTAINS(f.out.buf, want);
+	of_free(&f);
+}
+
+TEST(ops_show_json_of_a_path_that_is_not_utf8_stays_json)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 1, .lun = 5,
+			.params = "Path=/srv/caf\xe9.img" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN | CTL_F_JSON,
+			1, .lun = 5 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "\"path\":\"/srv/caf\\u00e9.img\"");
+	CHECK(!strchr(f.out.buf, '\xe9'));
+	of_free(&f);
+}
+
 /* ---------------------------------------------------------------- save */
 
 TEST(ops_save_writes_the_running_configuration_with_runtime_changes)
