@@ -150,6 +150,56 @@ fail:
 	return -1;
 }
 
+/*
+ * The secret of --password-file: the first line of path ("-": standard
+ * input), without its line break, so that it never shows in argv or ps.
+ */
+static int read_secret(const char *path, char *buf, size_t len)
+{
+	size_t have = 0;
+	char *nl;
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+
+	if (fd < 0) {
+		fprintf(stderr, "ietadm: --password-file: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	while (have < len - 1) {
+		ssize_t n = read(fd, buf + have, len - 1 - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "ietadm: --password-file: %s: %s\n",
+				path, strerror(errno));
+			if (fd)
+				close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		have += n;
+		if (memchr(buf, '\n', have))
+			break;
+	}
+	if (fd)
+		close(fd);
+	buf[have] = '\0';
+	nl = strchr(buf, '\n');
+	if (!nl && have == len - 1) {
+		fprintf(stderr, "ietadm: --password-file: %s: first line too long\n",
+			path);
+		return -1;
+	}
+	if (nl) {
+		if (nl > buf && nl[-1] == '\r')
+			nl--;
+		*nl = '\0';
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct adm_args a;
@@ -171,6 +221,20 @@ int main(int argc, char **argv)
 		return 2;
 	case ADM_RUN:
 		break;
+	}
+	if (a.password_file) {
+		static char secret[1024];
+
+		ret = read_secret(a.password_file, secret, sizeof(secret));
+		if (!ret && adm_add_secret(&a, secret, err, sizeof(err))) {
+			fprintf(stderr, "ietadm: %s\n", err);
+			ret = -1;
+		}
+		explicit_bzero(secret, sizeof(secret));
+		if (ret) {
+			explicit_bzero(&a.req, sizeof(a.req));
+			return 1;
+		}
 	}
 	len = ctl_req_format(&a.req, req, sizeof(req));
 	explicit_bzero(&a.req, sizeof(a.req));

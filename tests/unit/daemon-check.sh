@@ -39,6 +39,24 @@ rc=$?
 check "a second daemon on the same socket fails start-up" \
 	test "$rc" != 0 -a -n "$(grep 'another ietd is running' "$dir/err2")"
 
+# CHAP secrets from standard input or a file, never on the command line.
+adm() { obj/ietadm --socket "$dir/ietd.sock" "$@"; }
+printf 'secret-from-stdin\n' | adm --op new --tid=1 --user \
+	--params IncomingUser=joe --password-file=- >/dev/null
+printf 'secret-from-a-file\r\n' >"$dir/ann.secret"
+adm --op new --tid=1 --user --params IncomingUser=ann \
+	--password-file="$dir/ann.secret" >/dev/null
+saved=$(adm --op save)
+check "ietadm --password-file=- takes the secret from standard input" \
+	grep -q "IncomingUser joe secret-from-stdin$" <<<"$saved"
+check "ietadm --password-file takes the first line of a file" \
+	grep -q "IncomingUser ann secret-from-a-file$" <<<"$saved"
+err=$(printf 'a,b=c\n' | adm --op new --tid=1 --user \
+	--params IncomingUser=bob --password-file=- 2>&1)
+rc=$?
+check "a secret ietadm cannot pass is refused with one line" \
+	test "$rc" = 1 -a "$(wc -l <<<"$err")" = 1 -a -z "$(adm --op show --tid=1 --user | grep bob)"
+
 kill -TERM "$pid"
 for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 check "SIGTERM stops the daemon" bash -c "! kill -0 $pid 2>/dev/null"
