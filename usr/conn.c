@@ -53,7 +53,7 @@ struct conn {
 	size_t tx_len, tx_off, tx_cap;
 	bool out_armed;			/* waiting for EPOLLOUT */
 	enum conn_after after;
-	uint64_t deadline;		/* login's end, or discovery's idle limit */
+	uint64_t deadline;		/* login's end; discovery idle limit */
 	uint64_t disc_end;		/* a discovery session's lifetime */
 	struct login *login;
 	struct disc *disc;
@@ -640,15 +640,14 @@ void server_accept(void *arg, int fd)
 	getpeername(fd, (struct sockaddr *)&peer, &len);
 	why = over_limit(srv, &peer);
 	if (why) {
+		const struct sockaddr_in *s4 = (const void *)&peer;
+		const struct sockaddr_in6 *s6 = (const void *)&peer;
 		char a[INET6_ADDRSTRLEN] = "?";
 
 		if (peer.ss_family == AF_INET)
-			inet_ntop(AF_INET, &((struct sockaddr_in *)&peer)->sin_addr,
-				  a, sizeof(a));
+			inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
 		else if (peer.ss_family == AF_INET6)
-			inet_ntop(AF_INET6,
-				  &((struct sockaddr_in6 *)&peer)->sin6_addr, a,
-				  sizeof(a));
+			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
 		srv->refused++;
 		log_peer(LOG_WARNING, "%s: connection refused: too many %s (ietd(8), LIMITS)",
 			 a, why);

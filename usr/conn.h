@@ -25,8 +25,8 @@ struct conn;
  * session counts; a connection beyond a limit is closed at accept.
  */
 #define LOGIN_TIMEOUT_MS	15000	/* accept to hand-off */
-#define DISC_IDLE_MS		60000	/* a discovery session between PDUs */
-#define DISC_LIFETIME_MS	300000	/* a discovery session, all of it */
+#define DISC_IDLE_MS		60000	/* discovery: between two PDUs */
+#define DISC_LIFETIME_MS	300000	/* discovery: all of it */
 #define MAX_CONNS		1024	/* all peers */
 #define MAX_CONNS_PER_ADDR	32	/* one IP address */
 #define MAX_CONNS_PER_NET	128	/* one IPv6 /64 */
@@ -37,7 +37,7 @@ struct server {
 	struct registry *reg;
 	unsigned int login_timeout_ms;	/* whole login, accept to hand-off */
 	unsigned int idle_timeout_ms;	/* a discovery session between PDUs */
-	unsigned int disc_lifetime_ms;	/* a discovery session, login to end */
+	unsigned int disc_lifetime_ms;	/* discovery, login to end */
 	unsigned int max_conns;		/* connections ietd holds at once */
 	unsigned int max_conns_per_addr; /* of them, from one address */
 	unsigned int max_conns_per_net;	/* from one IPv6 /64 */

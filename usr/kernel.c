@@ -575,8 +575,8 @@ static int dump_of(uint8_t cmd, uint32_t tid, mnl_cb_t fn, void *arg)
 {
 	reqbuf buf;
 
-	return send_built(kmsg_dump(&buf, sizeof(buf), to(), cmd, tid), &buf, fn,
-			  arg);
+	return send_built(kmsg_dump(&buf, sizeof(buf), to(), cmd, tid), &buf,
+			  fn, arg);
 }
 
 int kernel_dump(struct kstate *st)

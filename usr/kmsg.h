@@ -17,13 +17,16 @@
 #include "model.h"
 
 /* Sizes on the wire, from the uapi limits of <linux/iet.h>. */
-#define KMSG_HDR	(MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr)))
+#define KMSG_HDR	(MNL_NLMSG_HDRLEN + \
+			 MNL_ALIGN(sizeof(struct genlmsghdr)))
 #define KMSG_ATTR(len)	(MNL_ATTR_HDRLEN + MNL_ALIGN(len))
 #define KMSG_STR(max)	KMSG_ATTR((max) + 1)	/* and its NUL */
 #define KMSG_U32_NEST(n) (MNL_ATTR_HDRLEN + (n) * KMSG_ATTR(4))
 
-#define KMSG_TARGET_MAX	(KMSG_HDR + KMSG_ATTR(4) + KMSG_STR(IET_NAME_MAX) + \
-			 KMSG_U32_NEST(IET_TP_MAX) + KMSG_U32_NEST(IET_KEY_MAX))
+#define KMSG_TARGET_MAX	(KMSG_HDR + KMSG_ATTR(4) + \
+			 KMSG_STR(IET_NAME_MAX) + \
+			 KMSG_U32_NEST(IET_TP_MAX) + \
+			 KMSG_U32_NEST(IET_KEY_MAX))
 #define KMSG_LUN_MAX	(KMSG_HDR + 5 * KMSG_ATTR(4) + KMSG_ATTR(8) + \
 			 KMSG_STR(IET_PATH_MAX) + KMSG_STR(IET_SCSI_ID_MAX) + \
 			 KMSG_STR(IET_SCSI_SN_MAX))

@@ -29,7 +29,7 @@ struct portal {
 struct portals {
 	struct portal *v;
 	size_t nr;
-	struct spare spare;		/* given up to accept-and-close at EMFILE */
+	struct spare spare;		/* to accept-and-close at EMFILE */
 };
 
 /* addr NULL: the default pair. Fails with a one-line reason in err. */

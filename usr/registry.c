@@ -263,7 +263,8 @@ void registry_release_cid(struct registry *r, uint32_t tid, uint64_t sid,
 	/* The session may have ended meanwhile: then there is nothing. */
 	for (i = 0; s && i < s->nr_pending_cids; i++) {
 		if (s->pending_cids[i] == cid) {
-			s->pending_cids[i] = s->pending_cids[--s->nr_pending_cids];
+			s->nr_pending_cids--;
+			s->pending_cids[i] = s->pending_cids[s->nr_pending_cids];
 			return;
 		}
 	}

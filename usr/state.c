@@ -15,7 +15,8 @@
 
 #define STATE_MAX	(64u << 20)
 #define TMP_SUFFIX	".new"
-#define TMP_LEN		(sizeof(((struct state *)0)->name) + sizeof(TMP_SUFFIX))
+#define TMP_LEN		(sizeof(((struct state *)0)->name) + \
+			 sizeof(TMP_SUFFIX))
 
 int state_open(struct state *s, const char *path, char *err, size_t errlen)
 {
@@ -38,7 +39,8 @@ int state_open(struct state *s, const char *path, char *err, size_t errlen)
 		strcpy(dir, ".");
 		strcpy(s->name, path);
 	}
-	if (!s->name[0] || strlen(s->name) + strlen(TMP_SUFFIX) >= sizeof(s->name)) {
+	if (!s->name[0] ||
+	    strlen(s->name) + strlen(TMP_SUFFIX) >= sizeof(s->name)) {
 		snprintf(err, errlen, "%s: not a file name", path);
 		return -EINVAL;
 	}

@@ -29,7 +29,7 @@
 struct state {
 	int dirfd;			/* -1: no state file (tests) */
 	char path[256];
-	char name[256];			/* the file's name in its directory */
+	char name[256];			/* its name in its directory */
 };
 
 /*
