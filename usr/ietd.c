@@ -448,7 +448,8 @@ static int start(struct ietd *d, struct config *next,
 		return ret;
 	}
 	/* Better now than at the first change ietadm makes. */
-	ret = o->uid ? state_check(&d->rt.state, err, sizeof(err)) : 0;
+	ret = o->uid || o->gid ?
+	      state_check(&d->rt.state, err, sizeof(err)) : 0;
 	if (ret) {
 		log_err("state file: %s: as uid %u, ietd cannot replace it (give --state a file in a directory that user may write)",
 			err, (unsigned int)uid);
