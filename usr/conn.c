@@ -72,7 +72,6 @@ void server_init(struct server *srv, struct loop *loop, struct config *cfg,
 	srv->disc_lifetime_ms = DISC_LIFETIME_MS;
 	srv->max_conns = MAX_CONNS;
 	srv->max_conns_per_addr = MAX_CONNS_PER_ADDR;
-	srv->max_conns_per_net = MAX_CONNS_PER_NET;
 }
 
 /* The address as 16 bytes, IPv4 as IPv4-mapped; false if neither. */
@@ -92,13 +91,6 @@ static bool addr16(const struct sockaddr_storage *ss, uint8_t *a)
 	return false;
 }
 
-static bool is_v4(const uint8_t *a)
-{
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	return !memcmp(a, mapped, 12);
-}
-
 bool peer_same_addr(const struct sockaddr_storage *a,
 		    const struct sockaddr_storage *b)
 {
@@ -107,42 +99,27 @@ bool peer_same_addr(const struct sockaddr_storage *a,
 	return addr16(a, x) && addr16(b, y) && !memcmp(x, y, 16);
 }
 
-bool peer_same_net(const struct sockaddr_storage *a,
-		   const struct sockaddr_storage *b)
-{
-	uint8_t x[16], y[16];
-
-	if (!addr16(a, x) || !addr16(b, y) || is_v4(x) || is_v4(y))
-		return false;
-	return !memcmp(x, y, 8);
-}
-
 static void name_peer(struct conn *c)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	const struct sockaddr_storage *ss = &c->peer_addr;
 	char a[INET6_ADDRSTRLEN] = "?";
-	unsigned int port = 0;
+	unsigned int port;
 
-	memset(&ss, 0, sizeof(ss));
-	if (getpeername(c->w.fd, (struct sockaddr *)&ss, &len) == 0) {
-		c->peer_addr = ss;
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *s4 = (void *)&ss;
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)ss;
 
-			inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-			port = ntohs(s4->sin_port);
-			snprintf(c->peer, sizeof(c->peer), "%s:%u", a, port);
-			return;
-		}
-		if (ss.ss_family == AF_INET6) {
-			struct sockaddr_in6 *s6 = (void *)&ss;
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		port = ntohs(s4->sin_port);
+		snprintf(c->peer, sizeof(c->peer), "%s:%u", a, port);
+		return;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
 
-			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-			port = ntohs(s6->sin6_port);
-			snprintf(c->peer, sizeof(c->peer), "[%s]:%u", a, port);
-			return;
-		}
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		port = ntohs(s6->sin6_port);
+		snprintf(c->peer, sizeof(c->peer), "[%s]:%u", a, port);
+		return;
 	}
 	snprintf(c->peer, sizeof(c->peer), "(unknown peer)");
 }
@@ -610,43 +587,44 @@ static const char *over_limit(const struct server *srv,
 			      const struct sockaddr_storage *peer)
 {
 	const struct conn *c;
-	size_t addr = 0, net = 0;
+	size_t addr = 0;
 
 	if (srv->nr_conns >= srv->max_conns)
 		return "connections in login or discovery from all peers";
-	for (c = srv->conns; c; c = c->next) {
+	for (c = srv->conns; c; c = c->next)
 		if (peer_same_addr(&c->peer_addr, peer))
 			addr++;
-		if (peer_same_net(&c->peer_addr, peer))
-			net++;
-	}
 	if (addr >= srv->max_conns_per_addr)
 		return "connections in login or discovery from this address";
-	if (net >= srv->max_conns_per_net)
-		return "connections in login or discovery from this /64";
 	return NULL;
 }
 
 void server_accept(void *arg, int fd)
 {
-	struct server *srv = arg;
 	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+
+	memset(&peer, 0, sizeof(peer));
+	getpeername(fd, (struct sockaddr *)&peer, &len);
+	server_accept_from(arg, fd, &peer);
+}
+
+void server_accept_from(struct server *srv, int fd,
+			const struct sockaddr_storage *peer)
+{
 	const char *why;
 	struct conn *c;
 	socklen_t len;
 
-	len = sizeof(peer);
-	memset(&peer, 0, sizeof(peer));
-	getpeername(fd, (struct sockaddr *)&peer, &len);
-	why = over_limit(srv, &peer);
+	why = over_limit(srv, peer);
 	if (why) {
-		const struct sockaddr_in *s4 = (const void *)&peer;
-		const struct sockaddr_in6 *s6 = (const void *)&peer;
+		const struct sockaddr_in *s4 = (const void *)peer;
+		const struct sockaddr_in6 *s6 = (const void *)peer;
 		char a[INET6_ADDRSTRLEN] = "?";
 
-		if (peer.ss_family == AF_INET)
+		if (peer->ss_family == AF_INET)
 			inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		else if (peer.ss_family == AF_INET6)
+		else if (peer->ss_family == AF_INET6)
 			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
 		srv->refused++;
 		log_peer(LOG_WARNING, "%s: connection refused: too many %s (ietd(8), LIMITS)",
@@ -670,6 +648,7 @@ void server_accept(void *arg, int fd)
 	c->w.fd = fd;
 	c->w.fn = conn_event;
 	c->srv = srv;
+	c->peer_addr = *peer;
 	len = sizeof(c->local);
 	getsockname(fd, (struct sockaddr *)&c->local, &len);
 	name_peer(c);

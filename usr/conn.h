@@ -29,7 +29,6 @@ struct conn;
 #define DISC_LIFETIME_MS	300000	/* discovery: all of it */
 #define MAX_CONNS		1024	/* all peers */
 #define MAX_CONNS_PER_ADDR	32	/* one IP address */
-#define MAX_CONNS_PER_NET	128	/* one IPv6 /64 */
 
 struct server {
 	struct loop *loop;
@@ -40,7 +39,6 @@ struct server {
 	unsigned int disc_lifetime_ms;	/* discovery, login to end */
 	unsigned int max_conns;		/* connections ietd holds at once */
 	unsigned int max_conns_per_addr; /* of them, from one address */
-	unsigned int max_conns_per_net;	/* from one IPv6 /64 */
 	const char *access_dirs;	/* access files (acl.h); NULL: none */
 	uint32_t statsn_seed;		/* first StatSN of the next connection */
 	struct conn *conns;
@@ -51,19 +49,24 @@ struct server {
 };
 
 /*
- * Whether two peers count as one for MAX_CONNS_PER_ADDR (the same IP
- * address, an IPv4-mapped IPv6 address being its IPv4 one), or for
- * MAX_CONNS_PER_NET (the same IPv6 /64: one host may have them all).
+ * Whether two peers count as one for MAX_CONNS_PER_ADDR: the same IP
+ * address, an IPv4-mapped IPv6 address being its IPv4 one. Addresses of
+ * one IPv6 /64 do not: a /64 is a whole LAN (fe80::/64 every host's), and
+ * one host with a few addresses must not shut out all the others.
  */
 bool peer_same_addr(const struct sockaddr_storage *a,
 		    const struct sockaddr_storage *b);
-bool peer_same_net(const struct sockaddr_storage *a,
-		   const struct sockaddr_storage *b);
 
 void server_init(struct server *srv, struct loop *loop, struct config *cfg,
 		 struct registry *reg);
 /* accept_fn of portal.h: takes ownership of fd. */
 void server_accept(void *srv, int fd);
+/*
+ * The same for a connection from peer, as the limits and the log see it
+ * (tests: addresses a loopback connection cannot come from).
+ */
+void server_accept_from(struct server *srv, int fd,
+			const struct sockaddr_storage *peer);
 /* Close connections whose time is up. */
 void server_tick(struct server *srv, uint64_t now);
 /* Close every connection ietd still holds (shutdown). */

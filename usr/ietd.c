@@ -345,8 +345,6 @@ static int fit_descriptors(struct server *srv)
 	srv->max_conns = room;
 	if (srv->max_conns_per_addr > room)
 		srv->max_conns_per_addr = room;
-	if (srv->max_conns_per_net > room)
-		srv->max_conns_per_net = room;
 	return 0;
 }
 

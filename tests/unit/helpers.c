@@ -174,6 +174,30 @@ int fx_connect_from(struct fixture *fx, const char *ip)
 	return c;
 }
 
+int fx_connect_as(struct fixture *fx, const char *ip, uint16_t port)
+{
+	struct sockaddr_storage peer;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&peer;
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int c, s;
+
+	memset(&peer, 0, sizeof(peer));
+	if (inet_pton(AF_INET6, ip, &s6->sin6_addr) != 1)
+		abort();
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	getsockname(fx->listen_fd, (struct sockaddr *)&sin, &len);
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c < 0 || connect(c, (struct sockaddr *)&sin, sizeof(sin)))
+		abort();
+	s = accept4(fx->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (s < 0)
+		abort();
+	server_accept_from(&fx->srv, s, &peer);
+	return c;
+}
+
 bool fx_run_until(struct fixture *fx, bool (*cond)(void *), void *arg)
 {
 	int i;

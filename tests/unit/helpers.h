@@ -62,6 +62,11 @@ void fx_free(struct fixture *fx);
 int fx_connect(struct fixture *fx);
 /* The same from a loopback address of the test's choice (127.x.y.z). */
 int fx_connect_from(struct fixture *fx, const char *ip);
+/*
+ * A loopback connection that ietd takes as coming from the IPv6 address
+ * ip, port port: addresses no test host has (other /64s, link-local).
+ */
+int fx_connect_as(struct fixture *fx, const char *ip, uint16_t port);
 /* Run the loop until cond(arg) or about two seconds have passed. */
 bool fx_run_until(struct fixture *fx, bool (*cond)(void *), void *arg);
 /* Run the loop for a while (to let ietd act on what it has). */

@@ -103,24 +103,60 @@ static void v6(struct sockaddr_storage *ss, const char *ip)
 	}
 }
 
-TEST(limits_ipv6_addresses_of_one_64_count_together_but_ipv4_ones_do_not)
+TEST(limits_ipv6_addresses_of_one_64_count_apart_and_mapped_ipv4_as_ipv4)
 {
 	struct sockaddr_storage a, b;
 
 	v6(&a, "2001:db8:1:2::10");
 	v6(&b, "2001:db8:1:2:ffff::1");
 	CHECK(!peer_same_addr(&a, &b));
-	CHECK(peer_same_net(&a, &b));
-	v6(&b, "2001:db8:1:3::10");
-	CHECK(!peer_same_net(&a, &b));
-	/* An IPv4-mapped address is its IPv4 address, alone. */
+	v6(&b, "2001:db8:1:2::10");
+	CHECK(peer_same_addr(&a, &b));
+	/* An IPv4-mapped address is its IPv4 address. */
 	v6(&a, "::ffff:192.0.2.7");
 	v6(&b, "192.0.2.7");
 	CHECK(peer_same_addr(&a, &b));
-	CHECK(!peer_same_net(&a, &b));
 	v6(&a, "192.0.2.8");
 	CHECK(!peer_same_addr(&a, &b));
-	CHECK(!peer_same_net(&a, &b));
+}
+
+/*
+ * A /64 is a LAN (and fe80::/64 every host's): hosts of one must not share
+ * a limit, nor can one host with several addresses shut out the others.
+ */
+TEST(limits_addresses_of_one_ipv6_64_each_have_their_own_limit)
+{
+	static const char *const lan[] = {
+		"fe80::1", "fe80::2", "fe80::3", "fe80::4", "fe80::5",
+	};
+	enum { HOSTS = sizeof(lan) / sizeof(lan[0]) };
+	struct fixture fx;
+	int fd[HOSTS][MAX_CONNS_PER_ADDR], more, h, i;
+	bool all_open = true;
+
+	fx_init(&fx, CONF);
+	for (h = 0; h < HOSTS; h++)
+		for (i = 0; i < MAX_CONNS_PER_ADDR; i++)
+			fd[h][i] = fx_connect_as(&fx, lan[h], 40000 + i);
+	fx_run(&fx, 3);
+	for (h = 0; h < HOSTS; h++)
+		for (i = 0; i < MAX_CONNS_PER_ADDR; i++)
+			all_open = all_open && !closed_now(&fx, fd[h][i]);
+	CHECK(all_open);
+	CHECK_EQ(fx.srv.nr_conns, HOSTS * MAX_CONNS_PER_ADDR);
+	CHECK_EQ(fx.srv.refused, 0);
+	/* Each address still has its own limit. */
+	more = fx_connect_as(&fx, lan[0], 50000);
+	CHECK(closed_now(&fx, more));
+	CHECK_EQ(fx.srv.refused, 1);
+	close(more);
+	more = fx_connect_as(&fx, "fe80::6", 50000);
+	CHECK(!closed_now(&fx, more));
+	close(more);
+	for (h = 0; h < HOSTS; h++)
+		for (i = 0; i < MAX_CONNS_PER_ADDR; i++)
+			close(fd[h][i]);
+	fx_free(&fx);
 }
 
 /* A discovery session's login, answered; false if it failed. */
