@@ -260,8 +260,9 @@ int state_save(struct state *s, const struct config *cfg, char *err,
 		unlinkat(s->dirfd, tmp, 0);
 		goto out;
 	}
+	/* In place: a failure now only means a crash might undo it. */
 	if (fsync(s->dirfd)) {
-		ret = -errno;
+		ret = STATE_UNSYNCED;
 		snprintf(err, errlen, "%s: syncing its directory: %s", s->path,
 			 strerror(errno));
 	}

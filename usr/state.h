@@ -55,6 +55,13 @@ int state_prepare_dir(const char *dir, uid_t uid, gid_t gid, char *err,
  */
 int state_load(struct state *s, struct config *cfg, char *err,
 	       size_t errlen);
+/*
+ * Replace the file with cfg: 0 once the new file is in place and synced;
+ * STATE_UNSYNCED (positive) when it is in place but its directory could
+ * not be synced (a crash may yet bring the previous file back); a
+ * negative errno when the file is as it was. err says why, but for 0.
+ */
+#define STATE_UNSYNCED	1
 int state_save(struct state *s, const struct config *cfg, char *err,
 	       size_t errlen);
 

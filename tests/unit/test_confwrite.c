@@ -13,6 +13,8 @@
 #include "config.h"
 #include "confwrite.h"
 #include "helpers.h"
+#include "log.h"
+#include "runtime.h"
 #include "state.h"
 #include "test.h"
 
@@ -369,6 +371,52 @@ TEST(state_temporary_file_left_by_a_crash_is_ignored_then_replaced)
 	CHECK_STR(names_in(dir), STATE_NAME " ");
 	config_free(&a);
 	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+static char logged[2048];
+
+static void hook(int prio, const char *msg)
+{
+	size_t n = strlen(logged);
+
+	(void)prio;
+	snprintf(logged + n, sizeof(logged) - n, "%s\n", msg);
+}
+
+TEST(state_in_place_but_directory_not_synced_is_not_called_unwritten)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct runtime rt;
+	struct config b;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	memset(&rt, 0, sizeof(rt));
+	REQUIRE(state_open(&rt.state, path, err, sizeof(err)) == 0);
+	/* A directory that renameat() takes but fsync() refuses (EBADF). */
+	close(rt.state.dirfd);
+	rt.state.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	REQUIRE(rt.state.dirfd >= 0);
+	config_of(&rt.cfg, RICH);
+	CHECK_EQ(state_save(&rt.state, &rt.cfg, err, sizeof(err)),
+		 STATE_UNSYNCED);
+	CHECK_CONTAINS(err, "syncing its directory");
+	log_set_hook(hook);
+	runtime_persist(&rt);
+	log_set_hook(NULL);
+	CHECK_CONTAINS(logged,
+		       "state file written, but the directory sync failed");
+	CHECK(!strstr(logged, "not written"));
+	/* It is there all the same. */
+	state_close(&rt.state);
+	REQUIRE(state_open(&rt.state, path, err, sizeof(err)) == 0);
+	REQUIRE(state_load(&rt.state, &b, err, sizeof(err)) == 0);
+	same_config(&rt.cfg, &b);
+	config_free(&b);
+	config_free(&rt.cfg);
+	state_close(&rt.state);
 	unlink(path);
 	rmdir(dir);
 }
