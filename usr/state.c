@@ -18,10 +18,49 @@
 #define TMP_LEN		(sizeof(((struct state *)0)->name) + \
 			 sizeof(TMP_SUFFIX))
 
+/*
+ * Open the file for reading if it is what ietd makes there: a regular
+ * file of one name. With -u that directory is the
+ * unprivileged user's, and root opens the file first: a FIFO put there
+ * must not block start-up, nor a link take root to another file.
+ */
+static int open_own(const struct state *s, int flags, struct stat *st,
+		    char *err, size_t errlen)
+{
+	int fd, ret;
+
+	fd = openat(s->dirfd, s->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+		    O_CLOEXEC | flags, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", s->path, errno == ELOOP ?
+			 "a symbolic link, not the state file" :
+			 strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, st)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
+	} else if (!S_ISREG(st->st_mode)) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "%s: not a regular file, not the state file (remove it)",
+			 s->path);
+	} else if (st->st_nlink != 1) {
+		ret = -EMLINK;
+		snprintf(err, errlen, "%s: has %lu names (hard links), not the state file (remove it)",
+			 s->path, (unsigned long)st->st_nlink);
+	} else {
+		return fd;
+	}
+	close(fd);
+	return ret;
+}
+
 int state_open(struct state *s, const char *path, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[sizeof(s->path)];
+	struct stat st;
 	int fd, ret;
 
 	s->dirfd = -1;
@@ -50,21 +89,14 @@ int state_open(struct state *s, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return ret;
 	}
-	fd = openat(s->dirfd, s->name, O_RDONLY | O_CREAT | O_CLOEXEC |
-		    O_NOFOLLOW, 0600);
+	/*
+	 * Not chmod'ed: a file made before is replaced by the first save (at
+	 * start), a new file of mode 0600 like every one ietd writes.
+	 */
+	fd = open_own(s, O_CREAT, &st, err, errlen);
 	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		state_close(s);
-		return ret;
-	}
-	/* It holds secrets; whatever made it before, make it root's alone. */
-	if (fchmod(fd, 0600)) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: chmod: %s", path, strerror(errno));
-		close(fd);
-		state_close(s);
-		return ret;
+		return fd;
 	}
 	close(fd);
 	return 0;
@@ -153,15 +185,10 @@ int state_load(struct state *s, struct config *cfg, char *err, size_t errlen)
 	memset(cfg, 0, sizeof(*cfg));
 	if (s->dirfd < 0)
 		return -ENOENT;
-	fd = openat(s->dirfd, s->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return -ENOENT;
-		ret = -errno;
-		snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st) || st.st_size == 0) {
+	fd = open_own(s, 0, &st, err, errlen);
+	if (fd < 0)
+		return fd;	/* -ENOENT: never written */
+	if (st.st_size == 0) {
 		close(fd);
 		return -ENOENT;
 	}

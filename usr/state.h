@@ -34,7 +34,8 @@ struct state {
 
 /*
  * Open the file's directory and create the file (mode 0600) if it is
- * missing; s->dirfd -1 means "no file".
+ * missing; s->dirfd -1 means "no file". Anything there but a regular file
+ * of one name (a FIFO, a hard link) is refused, as state_load() does.
  */
 int state_open(struct state *s, const char *path, char *err, size_t errlen);
 void state_close(struct state *s);

@@ -375,6 +375,73 @@ TEST(state_temporary_file_left_by_a_crash_is_ignored_then_replaced)
 	rmdir(dir);
 }
 
+/*
+ * In a directory the unprivileged ietd user owns, root opens the state
+ * file first: what that user puts there must neither block start-up nor
+ * lead root to another file.
+ */
+TEST(state_file_that_is_a_fifo_is_refused_without_blocking)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct config b;
+	struct state s;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	/* Before, open() waited for a writer: the test's alarm ended it. */
+	CHECK(state_open(&s, path, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "not a regular file");
+	CHECK_EQ(s.dirfd, -1);
+	/* Planted after start-up, state_load() refuses it the same way. */
+	unlink(path);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	unlink(path);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	CHECK_EQ(state_load(&s, &b, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "not a regular file");
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(state_file_with_a_second_name_is_refused_and_left_as_it_was)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128], other[128];
+	struct config b;
+	struct state s;
+	struct stat st;
+	int fd;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	/* Another file (root's, say), linked where the state file goes. */
+	snprintf(other, sizeof(other), "%s/other", dir);
+	fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, "not ietd's\n", 11) == 11);
+	REQUIRE(fchmod(fd, 0644) == 0);
+	close(fd);
+	REQUIRE(link(other, path) == 0);
+	CHECK(state_open(&s, path, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "hard links");
+	/* Before, it was chmod'ed to 0600. */
+	REQUIRE(stat(other, &st) == 0);
+	CHECK_EQ(st.st_mode & 0777, 0644);
+	CHECK_EQ(st.st_size, 11);
+	/* Linked after start-up, it is not read either. */
+	unlink(path);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	unlink(path);
+	REQUIRE(link(other, path) == 0);
+	CHECK_EQ(state_load(&s, &b, err, sizeof(err)), -EMLINK);
+	CHECK_CONTAINS(err, "hard links");
+	state_close(&s);
+	unlink(path);
+	unlink(other);
+	rmdir(dir);
+}
+
 static char logged[2048];
 
 static void hook(int prio, const char *msg)
