@@ -279,10 +279,12 @@ static int watch_signals(struct ietd *d)
  * The state file's default: next to the socket, in its root-only
  * directory. An ietd that will run as another user replaces the file in a
  * directory of that user's inside it ("state/"), which that user's other
- * processes cannot reach: the socket's directory is root's alone.
+ * processes cannot reach: the socket's directory is root's alone. old gets
+ * where an ietd -u kept the file before it had that directory, or "".
  */
 static int state_path(const struct options *o, uid_t uid, gid_t gid,
-		      char *buf, size_t len, char *err, size_t errlen)
+		      char *buf, size_t len, char *old, size_t oldlen,
+		      char *err, size_t errlen)
 {
 	const char *slash = strrchr(o->socket, '/');
 	int dlen = slash ? (int)(slash - o->socket) : 1;
@@ -290,6 +292,7 @@ static int state_path(const struct options *o, uid_t uid, gid_t gid,
 	char sub[256];
 	int ret;
 
+	old[0] = '\0';
 	if (o->state) {
 		snprintf(buf, len, "%s", o->state);
 		return 0;
@@ -304,6 +307,24 @@ static int state_path(const struct options *o, uid_t uid, gid_t gid,
 		snprintf(err, errlen, "%s: path too long", sub);
 		ret = -ENAMETOOLONG;
 	}
+	if (!ret)
+		snprintf(old, oldlen, "%.*s/%s", dlen, dir, STATE_NAME);
+	return ret;
+}
+
+/* Open the state file, and say where an older ietd may have left it. */
+static int open_state(struct state *s, const struct options *o, uid_t uid,
+		      gid_t gid, char *err, size_t errlen)
+{
+	char path[256], old[256];
+	int ret;
+
+	ret = state_path(o, uid, gid, path, sizeof(path), old, sizeof(old),
+			 err, errlen);
+	if (!ret)
+		ret = state_open(s, path, err, errlen);
+	if (!ret && old[0])
+		ret = state_migrate_from(s, old, err, errlen);
 	return ret;
 }
 
@@ -353,7 +374,7 @@ static int start(struct ietd *d, struct config *next,
 		 const struct options *o, uid_t uid, gid_t gid)
 {
 	struct kstate st;
-	char err[1024], path[256];
+	char err[1024];
 	int ret;
 
 	ret = kernel_open();
@@ -376,10 +397,7 @@ static int start(struct ietd *d, struct config *next,
 	 */
 	ret = ctl_prepare_dir(o->socket, err, sizeof(err));
 	if (!ret)
-		ret = state_path(o, uid, gid, path, sizeof(path), err,
-				 sizeof(err));
-	if (!ret)
-		ret = state_open(&d->rt.state, path, err, sizeof(err));
+		ret = open_state(&d->rt.state, o, uid, gid, err, sizeof(err));
 	if (ret) {
 		log_err("state file: %s", err);
 		kstate_free(&st);
@@ -449,8 +467,9 @@ static int start(struct ietd *d, struct config *next,
 	ret = o->uid || o->gid ?
 	      state_check(&d->rt.state, err, sizeof(err)) : 0;
 	if (ret) {
-		log_err("state file: %s: as uid %u, ietd cannot replace it (give --state a file in a directory that user may write)",
-			err, (unsigned int)uid);
+		log_err("state file %s: ietd replaces it with a new file after each change, and as uid %u gid %u it cannot: %s (give --state a file in a directory this user may write)",
+			d->rt.state.path, (unsigned int)uid,
+			(unsigned int)gid, err);
 		return ret;
 	}
 	return 0;

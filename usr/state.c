@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "confwrite.h"
+#include "log.h"
 #include "state.h"
 #include "version.h"
 
@@ -19,36 +20,37 @@
 			 sizeof(TMP_SUFFIX))
 
 /*
- * Open the file for reading if it is what ietd makes there: a regular
- * file of one name. With -u that directory is the
- * unprivileged user's, and root opens the file first: a FIFO put there
- * must not block start-up, nor a link take root to another file.
+ * Open name (path, for messages) in dirfd for reading if it is what ietd
+ * makes there: a regular file of one name. With -u the state file's
+ * directory is the unprivileged user's, and root opens the file first: a
+ * FIFO put there must not block start-up, nor a link take root to another
+ * file.
  */
-static int open_own(const struct state *s, int flags, struct stat *st,
-		    char *err, size_t errlen)
+static int open_own(int dirfd, const char *name, const char *path,
+		    int flags, struct stat *st, char *err, size_t errlen)
 {
 	int fd, ret;
 
-	fd = openat(s->dirfd, s->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
 		    O_CLOEXEC | flags, 0600);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", s->path, errno == ELOOP ?
+		snprintf(err, errlen, "%s: %s", path, errno == ELOOP ?
 			 "a symbolic link, not the state file" :
 			 strerror(errno));
 		return ret;
 	}
 	if (fstat(fd, st)) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", s->path, strerror(errno));
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 	} else if (!S_ISREG(st->st_mode)) {
 		ret = -EINVAL;
 		snprintf(err, errlen, "%s: not a regular file, not the state file (remove it)",
-			 s->path);
+			 path);
 	} else if (st->st_nlink != 1) {
 		ret = -EMLINK;
 		snprintf(err, errlen, "%s: has %lu names (hard links), not the state file (remove it)",
-			 s->path, (unsigned long)st->st_nlink);
+			 path, (unsigned long)st->st_nlink);
 	} else {
 		return fd;
 	}
@@ -64,6 +66,8 @@ int state_open(struct state *s, const char *path, char *err, size_t errlen)
 	int fd, ret;
 
 	s->dirfd = -1;
+	s->old_path[0] = '\0';
+	s->from_old = false;
 	if (strlen(path) >= sizeof(s->path)) {
 		snprintf(err, errlen, "%s: path too long", path);
 		return -ENAMETOOLONG;
@@ -83,6 +87,7 @@ int state_open(struct state *s, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not a file name", path);
 		return -EINVAL;
 	}
+	strcpy(s->dir, dir);
 	s->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dirfd < 0) {
 		ret = -errno;
@@ -93,7 +98,8 @@ int state_open(struct state *s, const char *path, char *err, size_t errlen)
 	 * Not chmod'ed: a file made before is replaced by the first save (at
 	 * start), a new file of mode 0600 like every one ietd writes.
 	 */
-	fd = open_own(s, O_CREAT, &st, err, errlen);
+	fd = open_own(s->dirfd, s->name, s->path, O_CREAT, &st, err,
+		      errlen);
 	if (fd < 0) {
 		state_close(s);
 		return fd;
@@ -144,11 +150,25 @@ int state_check(struct state *s, char *err, size_t errlen)
 	if (s->dirfd < 0)
 		return 0;
 	fd = tmp_create(s, err, errlen);
-	if (fd < 0)
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot create %s" TMP_SUFFIX " there: %s",
+			 s->dir, s->name, strerror(-fd));
 		return fd;
+	}
 	close(fd);
 	tmp_name(s, tmp, sizeof(tmp));
 	unlinkat(s->dirfd, tmp, 0);
+	return 0;
+}
+
+int state_migrate_from(struct state *s, const char *old_path, char *err,
+		       size_t errlen)
+{
+	if (strlen(old_path) >= sizeof(s->old_path)) {
+		snprintf(err, errlen, "%s: path too long", old_path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(s->old_path, old_path);
 	return 0;
 }
 
@@ -175,17 +195,16 @@ int state_prepare_dir(const char *dir, uid_t uid, gid_t gid, char *err,
 	return 0;
 }
 
-int state_load(struct state *s, struct config *cfg, char *err, size_t errlen)
+/* The model of the file name in dirfd (path in messages) into cfg. */
+static int load(int dirfd, const char *name, const char *path,
+		struct config *cfg, char *err, size_t errlen)
 {
 	struct stat st;
 	size_t got = 0, elen = strlen(STATE_END);
 	char *buf;
 	int fd, ret;
 
-	memset(cfg, 0, sizeof(*cfg));
-	if (s->dirfd < 0)
-		return -ENOENT;
-	fd = open_own(s, 0, &st, err, errlen);
+	fd = open_own(dirfd, name, path, 0, &st, err, errlen);
 	if (fd < 0)
 		return fd;	/* -ENOENT: never written */
 	if (st.st_size == 0) {
@@ -193,7 +212,7 @@ int state_load(struct state *s, struct config *cfg, char *err, size_t errlen)
 		return -ENOENT;
 	}
 	if (st.st_size > STATE_MAX) {
-		snprintf(err, errlen, "%s: larger than %u bytes", s->path,
+		snprintf(err, errlen, "%s: larger than %u bytes", path,
 			 STATE_MAX);
 		close(fd);
 		return -EINVAL;
@@ -216,14 +235,34 @@ int state_load(struct state *s, struct config *cfg, char *err, size_t errlen)
 	close(fd);
 	if (got < elen || memcmp(buf + got - elen, STATE_END, elen)) {
 		snprintf(err, errlen, "%s: incomplete (a write was cut short)",
-			 s->path);
+			 path);
 		ret = -EINVAL;
 	} else {
-		ret = config_parse_flags(buf, got, s->path, CONFIG_STATE, cfg,
+		ret = config_parse_flags(buf, got, path, CONFIG_STATE, cfg,
 					 err, errlen);
 	}
 	wipe(buf, got);
 	free(buf);
+	return ret;
+}
+
+int state_load(struct state *s, struct config *cfg, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (s->dirfd < 0)
+		return -ENOENT;
+	ret = load(s->dirfd, s->name, s->path, cfg, err, errlen);
+	if (ret != -ENOENT || !s->old_path[0])
+		return ret;
+	/* Never written here: an older ietd may have kept it elsewhere. */
+	ret = load(AT_FDCWD, s->old_path, s->old_path, cfg, err, errlen);
+	if (!ret) {
+		s->from_old = true;
+		log_info("state of an older ietd taken from %s; the next save moves it to %s",
+			 s->old_path, s->path);
+	}
 	return ret;
 }
 
@@ -241,6 +280,20 @@ static int write_all(int fd, const char *buf, size_t len)
 		off += n;
 	}
 	return 0;
+}
+
+/*
+ * The state an older ietd kept elsewhere is now here, synced: only then is
+ * its file removed, so that there always is one copy at least. Said once.
+ */
+static void forget_old(struct state *s)
+{
+	s->from_old = false;
+	if (unlink(s->old_path) && errno != ENOENT)
+		log_warn("state moved from %s to %s, but %s stays: %s (remove it)",
+			 s->old_path, s->path, s->old_path, strerror(errno));
+	else
+		log_info("state moved from %s to %s", s->old_path, s->path);
 }
 
 int state_save(struct state *s, const struct config *cfg, char *err,
@@ -292,6 +345,8 @@ int state_save(struct state *s, const struct config *cfg, char *err,
 		ret = STATE_UNSYNCED;
 		snprintf(err, errlen, "%s: syncing its directory: %s", s->path,
 			 strerror(errno));
+	} else if (s->from_old) {
+		forget_old(s);
 	}
 out:
 	if (out.buf)

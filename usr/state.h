@@ -18,6 +18,7 @@
 #ifndef IET_USR_STATE_H
 #define IET_USR_STATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,7 +30,10 @@
 struct state {
 	int dirfd;			/* -1: no state file (tests) */
 	char path[256];
+	char dir[256];			/* its directory, for messages */
 	char name[256];			/* its name in its directory */
+	char old_path[256];		/* "": none (state_migrate_from) */
+	bool from_old;			/* loaded from old_path */
 };
 
 /*
@@ -39,6 +43,14 @@ struct state {
  */
 int state_open(struct state *s, const char *path, char *err, size_t errlen);
 void state_close(struct state *s);
+/*
+ * Where an older ietd kept the file (ietd -u before it had a directory of
+ * its own): while the file at s was never written, state_load() reads that
+ * one instead, and the first save that is complete and synced removes it.
+ * An upgrade so keeps the targets and CHAP accounts made with ietadm.
+ */
+int state_migrate_from(struct state *s, const char *old_path, char *err,
+		       size_t errlen);
 /*
  * Whether ietd, as it runs now, can replace the file (after dropping
  * privileges: the directory must be the user's to write).

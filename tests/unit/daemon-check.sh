@@ -63,6 +63,9 @@ check "SIGTERM stops the daemon" bash -c "! kill -0 $pid 2>/dev/null"
 check "the pid file is removed at exit" test ! -e "$dir/pid"
 
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	# The state the ietd above left beside the socket, as ietd -u once did.
+	check "without -u the state file is beside the socket" \
+		test -s "$dir/ietd.state"
 	./ietd-fake -f -u nobody -c "$dir/ietd.conf" -p "$port" \
 		--socket "$dir/ietd.sock" >"$dir/log" 2>&1 &
 	pid=$!
@@ -77,8 +80,19 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		grep -q "MaxSessions 7" "$dir/state/ietd.state"
 	check "-u leaves no temporary state file behind" \
 		test "$(ls -A "$dir/state")" = ietd.state
+	check "-u moves the state an older ietd -u left beside the socket" \
+		test ! -e "$dir/ietd.state" -a \
+		-n "$(grep "state moved from $dir/ietd.state" "$dir/log")"
 	kill -TERM "$pid"
 	wait "$pid"
+
+	mkdir -m 700 "$dir/root-only"
+	./ietd-fake -f -u nobody -c "$dir/ietd.conf" -p "$port" \
+		--socket "$dir/ietd.sock" --state "$dir/root-only/ietd.state" \
+		>"$dir/log" 2>&1
+	rc=$?
+	check "--state the user cannot replace: no start, says where and why" \
+		test "$rc" != 0 -a -n "$(grep "$dir/root-only: cannot create ietd.state.new there: Permission denied" "$dir/log")"
 fi
 
 # Listening sockets on the port, from /proc (address:port in hex).

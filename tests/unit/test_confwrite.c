@@ -488,6 +488,103 @@ TEST(state_in_place_but_directory_not_synced_is_not_called_unwritten)
 	rmdir(dir);
 }
 
+/* A state file at path holding conf, written as ietd writes it. */
+static void state_file_of(const char *path, const char *conf)
+{
+	struct config a;
+	struct state s;
+
+	if (state_open(&s, path, err, sizeof(err)))
+		abort();
+	config_of(&a, conf);
+	a.targets[0].origin = ORIGIN_ADMIN;
+	if (state_save(&s, &a, err, sizeof(err)))
+		abort();
+	config_free(&a);
+	state_close(&s);
+}
+
+/* An upgrade to an ietd -u that keeps its state in state/ of its own. */
+TEST(state_of_an_older_ietd_is_read_and_removed_only_once_saved_anew)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", sub[64], old[128], path[128];
+	struct rlimit lim, saved;
+	struct config b;
+	struct state s;
+	int ret;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(old, sizeof(old), "%s/%s", dir, STATE_NAME);
+	state_file_of(old, RICH);
+	snprintf(sub, sizeof(sub), "%s/state", dir);
+	REQUIRE(mkdir(sub, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/%s", sub, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	REQUIRE(state_migrate_from(&s, old, err, sizeof(err)) == 0);
+	/* Before, the new file was empty: no state, the targets were lost. */
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	CHECK_EQ(b.targets[0].origin, ORIGIN_ADMIN);
+	CHECK_EQ(b.targets[0].auth.nr_incoming, 2);
+	CHECK(access(old, F_OK) == 0);
+	/* A save cut short leaves the only whole copy where it was. */
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &saved);
+	lim = saved;
+	lim.rlim_cur = 64;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	ret = state_save(&s, &b, err, sizeof(err));
+	setrlimit(RLIMIT_FSIZE, &saved);
+	CHECK(ret < 0);
+	CHECK(access(old, F_OK) == 0);
+	/* Saved whole and synced: the old file goes. */
+	REQUIRE(state_save(&s, &b, err, sizeof(err)) == 0);
+	CHECK(access(old, F_OK) != 0);
+	CHECK_STR(names_in(dir), "state ");
+	config_free(&b);
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	CHECK_EQ(b.targets[0].auth.nr_incoming, 2);
+	config_free(&b);
+	/* Once the new file holds the state, an old one is not read. */
+	state_file_of(old, "Target " TARGET2 "\n");
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	CHECK_STR(b.targets[0].name, TARGET1);
+	config_free(&b);
+	state_close(&s);
+	unlink(old);
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+}
+
+TEST(state_of_an_older_ietd_stays_while_the_new_file_is_not_synced)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", sub[64], old[128], path[128];
+	struct config b;
+	struct state s;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(old, sizeof(old), "%s/%s", dir, STATE_NAME);
+	state_file_of(old, RICH);
+	snprintf(sub, sizeof(sub), "%s/state", dir);
+	REQUIRE(mkdir(sub, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/%s", sub, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	REQUIRE(state_migrate_from(&s, old, err, sizeof(err)) == 0);
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	/* Renamed into place, but a crash could still undo it. */
+	close(s.dirfd);
+	s.dirfd = open(sub, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	REQUIRE(s.dirfd >= 0);
+	CHECK_EQ(state_save(&s, &b, err, sizeof(err)), STATE_UNSYNCED);
+	CHECK(access(old, F_OK) == 0);
+	config_free(&b);
+	state_close(&s);
+	unlink(old);
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+}
+
 /* In a child that runs as nobody: state_check()'s result. */
 static int check_as_nobody(struct state *s)
 {
