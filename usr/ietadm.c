@@ -15,6 +15,7 @@
 #include "adm_args.h"
 #include "ctl_proto.h"
 #include "version.h"
+#include "wipe.h"
 
 /* Long enough for a reload that closes nothing but creates many LUNs. */
 #define TIMEOUT_S	120
@@ -64,11 +65,12 @@ static char *call(const char *path, const char *req, size_t len)
 		ssize_t n;
 
 		if (have + 1 >= cap) {
+			/* --op save answers with every CHAP secret. */
 			char *nr = cap < CTL_RSP_MAX + 4096 ?
-				   realloc(rsp, cap * 2) : NULL;
+				   wiped_realloc(rsp, cap, cap * 2) : NULL;
 
 			if (!nr) {
-				free(rsp);
+				wiped_free(rsp, cap);
 				rsp = NULL;
 				fprintf(stderr, "ietadm: response too long\n");
 				break;
@@ -85,7 +87,7 @@ static char *call(const char *path, const char *req, size_t len)
 		if (n < 0) {
 			fprintf(stderr, "ietadm: reading from ietd: %s\n",
 				errno == EAGAIN ? "timed out" : strerror(errno));
-			free(rsp);
+			wiped_free(rsp, cap);
 			rsp = NULL;
 			break;
 		}
@@ -248,7 +250,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (ctl_rsp_parse(rsp, &status, &body)) {
 		fprintf(stderr, "ietadm: ietd answered in a protocol this ietadm does not speak\n");
-		free(rsp);
+		wiped_free(rsp, strlen(rsp));
 		return 1;
 	}
 	if (status) {
@@ -273,7 +275,6 @@ int main(int argc, char **argv)
 	} else {
 		fputs(body, stdout);
 	}
-	explicit_bzero(rsp, strlen(rsp));
-	free(rsp);
+	wiped_free(rsp, strlen(rsp));
 	return ret;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "wipe.h"
 
 /* RFC 7143 6.1 key-name characters, plus '#' of X# extension keys. */
 static bool key_char(char c)
@@ -147,13 +148,6 @@ fail:
  * Text may hold CHAP values, and a textbuf a whole configuration with its
  * secrets: no copy is given back to the allocator without being wiped.
  */
-static void wiped_free(void *p, size_t len)
-{
-	if (p)
-		explicit_bzero(p, len);
-	free(p);
-}
-
 void text_list_free(struct text_list *tl)
 {
 	wiped_free(tl->buf, tl->len);
@@ -195,15 +189,11 @@ int textbuf_append(struct textbuf *tb, const void *data, size_t len)
 			ncap *= 2;
 		if (ncap > tb->max)
 			ncap = tb->max;
-		/* Not realloc(): it would free the old copy unwiped. */
-		nb = malloc(ncap);
+		nb = wiped_realloc(tb->buf, tb->cap, ncap);
 		if (!nb) {
 			tb->overflow = true;
 			return -ENOMEM;
 		}
-		if (tb->len)
-			memcpy(nb, tb->buf, tb->len);
-		wiped_free(tb->buf, tb->cap);
 		tb->buf = nb;
 		tb->cap = ncap;
 	}

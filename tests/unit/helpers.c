@@ -198,6 +198,60 @@ int fx_connect_as(struct fixture *fx, const char *ip, uint16_t port)
 	return c;
 }
 
+#ifdef __SANITIZE_ADDRESS__
+/* From <sanitizer/allocator_interface.h>, which gcc does not install. */
+int __sanitizer_install_malloc_and_free_hooks(
+	void (*malloc_hook)(const volatile void *p, size_t size),
+	void (*free_hook)(const volatile void *p));
+size_t __sanitizer_get_allocated_size(const volatile void *p);
+
+static const char *watched;
+static size_t watched_hits;
+
+static void on_malloc(const volatile void *p, size_t size)
+{
+	(void)p;
+	(void)size;
+}
+
+static void on_free(const volatile void *p)
+{
+	const void *b = (const void *)p;
+
+	if (watched && b && memmem(b, __sanitizer_get_allocated_size(p),
+				   watched, strlen(watched)))
+		watched_hits++;
+}
+
+void freed_watch(const char *secret)
+{
+	static bool hooked;
+
+	if (!hooked &&
+	    !__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free))
+		abort();
+	hooked = true;
+	watched = secret;
+	watched_hits = 0;
+}
+
+size_t freed_holding(void)
+{
+	watched = NULL;
+	return watched_hits;
+}
+#else
+void freed_watch(const char *secret)
+{
+	(void)secret;
+}
+
+size_t freed_holding(void)
+{
+	return 0;
+}
+#endif
+
 bool fx_run_until(struct fixture *fx, bool (*cond)(void *), void *arg)
 {
 	int i;

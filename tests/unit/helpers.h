@@ -72,6 +72,14 @@ bool fx_run_until(struct fixture *fx, bool (*cond)(void *), void *arg);
 /* Run the loop for a while (to let ietd act on what it has). */
 void fx_run(struct fixture *fx, int iterations);
 
+/*
+ * Count the blocks given back to the allocator while they still hold
+ * secret, from now until freed_holding() (ASan builds: its free hook sees
+ * each block before it goes; without ASan nothing is seen, 0).
+ */
+void freed_watch(const char *secret);
+size_t freed_holding(void);
+
 /* Send a PDU: BHS, data and padding. */
 int send_pdu(int fd, const uint8_t *bhs, const void *data, size_t len);
 /* Receive one PDU, running the loop meanwhile; data is malloc'ed. */

@@ -9,6 +9,7 @@
 #include "helpers.h"
 #include "test.h"
 #include "text.h"
+#include "wipe.h"
 
 static int parse(const void *data, size_t len, struct text_list *tl,
 		 char *err)
@@ -269,4 +270,23 @@ TEST(text_list_freed_leaves_no_copy_of_the_text)
 	old = tl.buf;
 	text_list_free(&tl);
 	CHECK(!left_behind(old, sizeof(data) - 1, SECRET));
+}
+
+/* The one way ietd and ietadm grow what may hold secrets (wipe.h). */
+TEST(wiped_realloc_copies_and_leaves_no_copy_behind)
+{
+	char *p = wiped_realloc(NULL, 0, sizeof(SECRET));
+
+	REQUIRE(p != NULL);
+	memcpy(p, SECRET, sizeof(SECRET));
+	freed_watch(SECRET);
+	p = wiped_realloc(p, sizeof(SECRET), 4096);
+	REQUIRE(p != NULL);
+	CHECK_STR(p, SECRET);
+	/* Smaller: what fits is kept. */
+	p = wiped_realloc(p, 4096, 6);
+	REQUIRE(p != NULL);
+	CHECK(!memcmp(p, SECRET, 6));
+	wiped_free(p, 6);
+	CHECK_EQ(freed_holding(), 0);
 }
