@@ -40,7 +40,7 @@ static void client_free(struct ctl_client *cl)
 		}
 	}
 	/* Room again: take the next one waiting in the backlog. */
-	if (cl->ctl->nr_clients-- == CTL_CLIENTS_MAX)
+	if (cl->ctl->nr_clients-- == CTL_CLIENTS_MAX && !cl->ctl->paused)
 		loop_mod(cl->ctl->loop, &cl->ctl->w, EPOLLIN);
 	loop_del(cl->ctl->loop, &cl->w);
 	close(cl->w.fd);
@@ -171,8 +171,14 @@ static void on_accept(struct watch *w, uint32_t events)
 	(void)events;
 	fd = accept_or_shed(w->fd, &c->spare);
 	if (fd < 0) {
-		if (errno == EMFILE || errno == ENFILE)
+		if (accept_starved(&c->spare, errno)) {
+			log_peer(LOG_ERR, "out of file descriptors, not accepting ietadm connections for a while");
+			/* Still readable: polled on, it would spin the loop. */
+			if (!loop_mod(c->loop, &c->w, 0))
+				c->paused = true;
+		} else if (errno == EMFILE || errno == ENFILE) {
 			log_peer(LOG_ERR, "out of file descriptors, refusing an ietadm connection");
+		}
 		return;
 	}
 	cl = calloc(1, sizeof(*cl));
@@ -304,5 +310,11 @@ void ctl_tick(struct ctl *c, uint64_t now)
 		next = cl->next;
 		if (now >= cl->deadline)
 			client_free(cl);
+	}
+	/* Out of descriptors a second ago: try the backlog again. */
+	if (c->paused) {
+		c->paused = false;
+		if (c->nr_clients < CTL_CLIENTS_MAX)
+			loop_mod(c->loop, &c->w, EPOLLIN);
 	}
 }

@@ -45,9 +45,12 @@ void spare_close(struct spare *s)
 
 int accept_or_shed(int lfd, struct spare *s)
 {
-	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	int err;
+	int fd, err;
 
+	/* Lost at the last shed (ENFILE): maybe there is one again. */
+	if (s->fd < 0)
+		spare_open(s);
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd >= 0 || (errno != EMFILE && errno != ENFILE) || s->fd < 0)
 		return fd;
 	err = errno;
@@ -58,4 +61,9 @@ int accept_or_shed(int lfd, struct spare *s)
 	spare_open(s);
 	errno = err;
 	return -1;
+}
+
+bool accept_starved(const struct spare *s, int err)
+{
+	return (err == EMFILE || err == ENFILE) && s->fd < 0;
 }

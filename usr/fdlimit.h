@@ -9,6 +9,7 @@
 #ifndef IET_USR_FDLIMIT_H
 #define IET_USR_FDLIMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -30,7 +31,15 @@ void spare_close(struct spare *s);
  * accept4() a connection, non-blocking and close-on-exec. Out of
  * descriptors, the spare takes the connection, which is closed, and is
  * taken back; -1 with errno EMFILE or ENFILE then, as for other errors.
+ * A spare that could not be taken back is tried again at the next call.
  */
 int accept_or_shed(int lfd, struct spare *s);
+/*
+ * After accept_or_shed() failed: whether the connection may still be
+ * pending, out of descriptors and without a spare to shed it. The
+ * listener stays readable then: its caller must stop polling it for a
+ * while (until its next tick), or the event loop would spin.
+ */
+bool accept_starved(const struct spare *s, int err);
 
 #endif

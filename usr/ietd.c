@@ -255,6 +255,7 @@ static void on_tick(void *arg, uint64_t now)
 	struct ietd *d = arg;
 
 	server_tick(&d->srv, now);
+	portals_tick(&d->portals);
 	ctl_tick(&d->ctl, now);
 }
 

@@ -23,11 +23,17 @@ static void on_accept(struct watch *w, uint32_t events)
 	(void)events;
 	fd = accept_or_shed(w->fd, p->spare);
 	if (fd < 0) {
-		if (errno == EMFILE || errno == ENFILE)
+		if (accept_starved(p->spare, errno)) {
+			log_peer(LOG_ERR, "out of file descriptors, not accepting connections for a while");
+			/* Still readable: polled on, it would spin the loop. */
+			if (!loop_mod(p->loop, &p->w, 0))
+				p->paused = true;
+		} else if (errno == EMFILE || errno == ENFILE) {
 			log_peer(LOG_ERR, "out of file descriptors, refusing a connection");
-		else if (errno != EAGAIN && errno != EINTR &&
-			 errno != ECONNABORTED)
+		} else if (errno != EAGAIN && errno != EINTR &&
+			   errno != ECONNABORTED) {
 			log_peer(LOG_ERR, "accept: %s", strerror(errno));
+		}
 		return;
 	}
 	/* Login responses are small and latency-bound. */
@@ -161,6 +167,18 @@ int portals_open(struct portals *ps, struct loop *loop, const char *addr,
 fail:
 	portals_close(ps);
 	return ret;
+}
+
+void portals_tick(struct portals *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nr; i++) {
+		struct portal *p = &ps->v[i];
+
+		if (p->paused && !loop_mod(p->loop, &p->w, EPOLLIN))
+			p->paused = false;
+	}
 }
 
 void portals_close(struct portals *ps)

@@ -441,6 +441,43 @@ TEST(ctl_out_of_descriptors_sheds_the_connection_and_does_not_spin)
 	cf_free(&f);
 }
 
+TEST(ctl_out_of_descriptors_without_a_spare_waits_for_the_tick)
+{
+	struct cfx f;
+	struct ctl ctl;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64];
+	struct rlimit saved;
+	int fd, i, events = 0;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err,
+			 sizeof(err)) == 0);
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	REQUIRE(fd >= 0);
+	spare_close(&ctl.spare);
+	REQUIRE(exhaust_descriptors(&saved) > 0);
+	REQUIRE(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+	/* No spare to shed it with: not polled until the tick. */
+	for (i = 0; i < 20; i++)
+		events += loop_run_once(&f.fx.loop, 5);
+	CHECK(events <= 2);
+	CHECK(ctl.paused);
+	setrlimit(RLIMIT_NOFILE, &saved);
+	ctl_tick(&ctl, now_ms());
+	CHECK(!ctl.paused);
+	for (i = 0; i < 20 && !ctl.nr_clients; i++)
+		loop_run_once(&f.fx.loop, 5);
+	CHECK_EQ(ctl.nr_clients, 1);
+	close(fd);
+	ctl_close(&ctl);
+	rmdir(dir);
+	cf_free(&f);
+}
+
 static bool answered(int fd)
 {
 	char c;

@@ -332,6 +332,47 @@ TEST(limits_portal_out_of_descriptors_sheds_the_connection_and_does_not_spin)
 	loop_close(&loop);
 }
 
+/*
+ * The spare lost (ENFILE when it was taken back): the connection cannot be
+ * shed, the listener stays readable, and ietd must not poll it meanwhile.
+ */
+TEST(limits_portal_out_of_descriptors_without_a_spare_waits_for_the_tick)
+{
+	struct loop loop;
+	struct portals ps;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rlimit saved;
+	int fd, i, events = 0;
+
+	REQUIRE(loop_init(&loop) == 0);
+	REQUIRE(portals_open(&ps, &loop, "127.0.0.1", 0, count_accept, NULL,
+			     err, sizeof(err)) == 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(portal_port(&ps.v[0]));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	REQUIRE(fd >= 0);
+	spare_close(&ps.spare);
+	exhaust_descriptors(&saved);
+	REQUIRE(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	/* Before, every round was an event: 20 of 20, at 100% CPU. */
+	for (i = 0; i < 20; i++)
+		events += loop_run_once(&loop, 5);
+	CHECK(events <= 2);
+	CHECK(ps.v[0].paused);
+	CHECK_EQ(accepted, 0);
+	/* Descriptors again: the tick polls it again and it is taken. */
+	setrlimit(RLIMIT_NOFILE, &saved);
+	portals_tick(&ps);
+	CHECK(!ps.v[0].paused);
+	for (i = 0; i < 20 && !accepted; i++)
+		loop_run_once(&loop, 5);
+	CHECK_EQ(accepted, 1);
+	CHECK(ps.spare.fd >= 0);
+	close(fd);
+	portals_close(&ps);
+	loop_close(&loop);
+}
+
 TEST(limits_nofile_is_raised_to_the_need_within_the_hard_limit)
 {
 	struct rlimit r, now;
