@@ -7,11 +7,12 @@
 #include <strings.h>
 
 #include "adm_args.h"
+#include "model.h"
 #include "params.h"
 
 enum {
 	OPT_SOCKET = 256, OPT_VERSION, OPT_JSON, OPT_DRY_RUN, OPT_FILE,
-	OPT_TARGET,
+	OPT_TARGET, OPT_PASSWORD_FILE,
 };
 
 static const struct option long_opts[] = {
@@ -27,6 +28,7 @@ static const struct option long_opts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "file", required_argument, NULL, OPT_FILE },
+	{ "password-file", required_argument, NULL, OPT_PASSWORD_FILE },
 	{ "socket", required_argument, NULL, OPT_SOCKET },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
@@ -54,6 +56,9 @@ void adm_usage(FILE *f)
 "  --op delete --tid=N --sid=S --cid=C         close a connection\n"
 "  --op new|delete [--tid=N] --user --params IncomingUser=U,Password=P\n"
 "                                              (or OutgoingUser=; no tid: discovery)\n"
+"  --op new [--tid=N] --user --params IncomingUser=U --password-file=FILE\n"
+"                                              the secret from FILE's first line\n"
+"                                              (\"-\": standard input), not argv\n"
 "  --op show [--tid=N [--sid=S|--lun=L]] [--user] [--json]\n"
 "  --op delete                                 close every session, delete\n"
 "                                              every target\n"
@@ -264,6 +269,9 @@ enum adm_parse_result adm_parse(int argc, char **argv, struct adm_args *a,
 		case OPT_FILE:
 			a->file = optarg;
 			break;
+		case OPT_PASSWORD_FILE:
+			a->password_file = optarg;
+			break;
 		case OPT_SOCKET:
 			a->socket = optarg;
 			break;
@@ -294,6 +302,11 @@ enum adm_parse_result adm_parse(int argc, char **argv, struct adm_args *a,
 		snprintf(err, errlen, "--file goes with --op save");
 		return ADM_ERROR;
 	}
+	if (a->password_file && (strcmp(r->op, "new") ||
+				 !(r->fields & CTL_F_USER))) {
+		snprintf(err, errlen, "--password-file goes with --op new --user");
+		return ADM_ERROR;
+	}
 	if ((r->fields & CTL_F_DRYRUN) && strcmp(r->op, "reload")) {
 		snprintf(err, errlen, "--dry-run goes with --op reload");
 		return ADM_ERROR;
@@ -305,4 +318,58 @@ enum adm_parse_result adm_parse(int argc, char **argv, struct adm_args *a,
 	if (check_shape(r, err, errlen))
 		return ADM_ERROR;
 	return ADM_RUN;
+}
+
+/* Whether the comma-separated list has an item with that key. */
+static bool has_key(const char *list, const char *key)
+{
+	size_t klen = strlen(key);
+
+	while (*list) {
+		size_t len = strcspn(list, ",");
+
+		if (len > klen && list[klen] == '=' &&
+		    !strncasecmp(list, key, klen))
+			return true;
+		list += len;
+		if (*list)
+			list++;
+	}
+	return false;
+}
+
+int adm_add_secret(struct adm_args *a, const char *secret, char *err,
+		   size_t errlen)
+{
+	struct ctl_req *r = &a->req;
+	size_t len = strlen(r->params), slen = strlen(secret);
+
+	if (has_key(r->params, "Password")) {
+		snprintf(err, errlen,
+			 "--password-file: --params has a Password= already");
+		return -1;
+	}
+	if (!slen) {
+		snprintf(err, errlen, "--password-file: no secret in its first line");
+		return -1;
+	}
+	if (slen > CHAP_SECRET_MAX) {
+		snprintf(err, errlen, "--password-file: secret longer than %d characters",
+			 CHAP_SECRET_MAX);
+		return -1;
+	}
+	/* --params separates with commas: one would end the secret there. */
+	if (strpbrk(secret, ",\n\r")) {
+		snprintf(err, errlen,
+			 "--password-file: the secret has a comma or a line break, which ietadm cannot pass to ietd");
+		return -1;
+	}
+	if (len + slen + sizeof(",Password=") > sizeof(r->params)) {
+		snprintf(err, errlen, "--params too long with the secret");
+		return -1;
+	}
+	snprintf(r->params + len, sizeof(r->params) - len, "%sPassword=%s",
+		 len ? "," : "", secret);
+	r->fields |= CTL_F_PARAMS;
+	return 0;
 }

@@ -16,6 +16,7 @@ struct adm_args {
 	struct ctl_req req;
 	const char *socket;
 	const char *file;		/* --op save --file=FILE */
+	const char *password_file;	/* --password-file=FILE, "-": stdin */
 };
 
 enum adm_parse_result {
@@ -29,5 +30,12 @@ enum adm_parse_result {
 enum adm_parse_result adm_parse(int argc, char **argv, struct adm_args *a,
 				char *err, size_t errlen);
 void adm_usage(FILE *f);
+
+/*
+ * The secret read from --password-file (its first line, the newline
+ * taken off) into the request as its Password; err says why it cannot.
+ */
+int adm_add_secret(struct adm_args *a, const char *secret, char *err,
+		   size_t errlen);
 
 #endif

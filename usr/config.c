@@ -717,7 +717,9 @@ static int do_target(struct parser *p, const char *name)
 			    CONFIG_TARGETS_MAX);
 	if (end_target(p))
 		return -EINVAL;
-	nt = realloc(cfg->targets, (cfg->nr_targets + 1) * sizeof(*nt));
+	/* The targets before hold their outgoing secrets: no copy left. */
+	nt = wiped_realloc(cfg->targets, cfg->nr_targets * sizeof(*nt),
+			   (cfg->nr_targets + 1) * sizeof(*nt));
 	if (!nt)
 		return fail(p, "Target", "out of memory");
 	cfg->targets = nt;

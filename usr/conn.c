@@ -53,7 +53,8 @@ struct conn {
 	size_t tx_len, tx_off, tx_cap;
 	bool out_armed;			/* waiting for EPOLLOUT */
 	enum conn_after after;
-	uint64_t deadline;
+	uint64_t deadline;		/* login's end; discovery idle limit */
+	uint64_t disc_end;		/* a discovery session's lifetime */
 	struct login *login;
 	struct disc *disc;
 	struct reg_session *disc_session;	/* its TSIH reservation */
@@ -66,37 +67,59 @@ void server_init(struct server *srv, struct loop *loop, struct config *cfg,
 	srv->loop = loop;
 	srv->cfg = cfg;
 	srv->reg = reg;
-	srv->login_timeout_ms = 15000;
-	srv->idle_timeout_ms = 60000;
-	srv->max_conns = 1024;
+	srv->login_timeout_ms = LOGIN_TIMEOUT_MS;
+	srv->idle_timeout_ms = DISC_IDLE_MS;
+	srv->disc_lifetime_ms = DISC_LIFETIME_MS;
+	srv->max_conns = MAX_CONNS;
+	srv->max_conns_per_addr = MAX_CONNS_PER_ADDR;
+}
+
+/* The address as 16 bytes, IPv4 as IPv4-mapped; false if neither. */
+static bool addr16(const struct sockaddr_storage *ss, uint8_t *a)
+{
+	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (ss->ss_family == AF_INET) {
+		memcpy(a, mapped, 12);
+		memcpy(a + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
+		return true;
+	}
+	if (ss->ss_family == AF_INET6) {
+		memcpy(a, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+		return true;
+	}
+	return false;
+}
+
+bool peer_same_addr(const struct sockaddr_storage *a,
+		    const struct sockaddr_storage *b)
+{
+	uint8_t x[16], y[16];
+
+	return addr16(a, x) && addr16(b, y) && !memcmp(x, y, 16);
 }
 
 static void name_peer(struct conn *c)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	const struct sockaddr_storage *ss = &c->peer_addr;
 	char a[INET6_ADDRSTRLEN] = "?";
-	unsigned int port = 0;
+	unsigned int port;
 
-	memset(&ss, 0, sizeof(ss));
-	if (getpeername(c->w.fd, (struct sockaddr *)&ss, &len) == 0) {
-		c->peer_addr = ss;
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *s4 = (void *)&ss;
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)ss;
 
-			inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-			port = ntohs(s4->sin_port);
-			snprintf(c->peer, sizeof(c->peer), "%s:%u", a, port);
-			return;
-		}
-		if (ss.ss_family == AF_INET6) {
-			struct sockaddr_in6 *s6 = (void *)&ss;
+		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		port = ntohs(s4->sin_port);
+		snprintf(c->peer, sizeof(c->peer), "%s:%u", a, port);
+		return;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
 
-			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
-			port = ntohs(s6->sin6_port);
-			snprintf(c->peer, sizeof(c->peer), "[%s]:%u", a, port);
-			return;
-		}
+		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		port = ntohs(s6->sin6_port);
+		snprintf(c->peer, sizeof(c->peer), "[%s]:%u", a, port);
+		return;
 	}
 	snprintf(c->peer, sizeof(c->peer), "(unknown peer)");
 }
@@ -118,22 +141,19 @@ static void conn_free(struct conn *c, bool close_fd)
 	disc_free(c->disc);
 	if (c->disc_session)
 		registry_drop(srv->reg, c->disc_session);
+	wipe(c->rest, c->rest_cap);
 	free(c->rest);
+	wipe(c->tx, c->tx_cap);
 	free(c->tx);
 	free(c);
 }
 
-/* A finished login whose response never got out keeps no TSIH. */
+/* A finished login whose response never got out keeps no TSIH or CID. */
 static void conn_close(struct conn *c)
 {
-	const struct login_outcome *o;
-
 	if (c->login && (c->after == AFTER_HANDOFF ||
-			 c->after == AFTER_DISCOVERY)) {
-		o = login_outcome(c->login);
-		if (o->reserved)
-			registry_drop(c->srv->reg, o->reserved);
-	}
+			 c->after == AFTER_DISCOVERY))
+		login_release(c->login);
 	conn_free(c, true);
 }
 
@@ -148,18 +168,29 @@ static int want(struct conn *c, uint32_t events)
 	return ret;
 }
 
+/*
+ * A larger buffer for the next PDU, whose old contents are not needed:
+ * they may hold CHAP values, so they are wiped, not left to the allocator.
+ */
+static int regrow(uint8_t **buf, size_t *cap, size_t len)
+{
+	uint8_t *nb;
+
+	if (*cap >= len)
+		return 0;
+	nb = malloc(len);
+	if (!nb)
+		return -ENOMEM;
+	wipe(*buf, *cap);
+	free(*buf);
+	*buf = nb;
+	*cap = len;
+	return 0;
+}
+
 static int tx_reserve(struct conn *c, size_t len)
 {
-	uint8_t *nt;
-
-	if (c->tx_cap >= len)
-		return 0;
-	nt = realloc(c->tx, len);
-	if (!nt)
-		return -ENOMEM;
-	c->tx = nt;
-	c->tx_cap = len;
-	return 0;
+	return regrow(&c->tx, &c->tx_cap, len);
 }
 
 /* Lay out a PDU with padding and, in discovery sessions, digests. */
@@ -209,6 +240,7 @@ static void become_discovery(struct conn *c)
 	c->login = NULL;
 	c->phase = PH_DISCOVERY;
 	c->after = AFTER_READ;
+	c->disc_end = now_ms() + c->srv->disc_lifetime_ms;
 	c->deadline = now_ms() + c->srv->idle_timeout_ms;
 	c->out_armed = false;
 	want(c, EPOLLIN);
@@ -480,16 +512,10 @@ static int size_rest(struct conn *c)
 	}
 	len = ahs + (c->hdigest ? DIGEST_LEN : 0) + dl + pdu_pad(dl) +
 	      (c->ddigest && dl ? DIGEST_LEN : 0);
-	if (len > c->rest_cap) {
-		uint8_t *nr = realloc(c->rest, len);
-
-		if (!nr) {
-			log_err("%s: out of memory", c->peer);
-			conn_close(c);
-			return -1;
-		}
-		c->rest = nr;
-		c->rest_cap = len;
+	if (regrow(&c->rest, &c->rest_cap, len)) {
+		log_err("%s: out of memory", c->peer);
+		conn_close(c);
+		return -1;
 	}
 	c->rest_len = len;
 	c->rest_have = 0;
@@ -556,15 +582,53 @@ static void conn_event(struct watch *w, uint32_t events)
 	conn_read(c);
 }
 
+/* Why a new connection from peer would exceed a limit, or NULL. */
+static const char *over_limit(const struct server *srv,
+			      const struct sockaddr_storage *peer)
+{
+	const struct conn *c;
+	size_t addr = 0;
+
+	if (srv->nr_conns >= srv->max_conns)
+		return "connections in login or discovery from all peers";
+	for (c = srv->conns; c; c = c->next)
+		if (peer_same_addr(&c->peer_addr, peer))
+			addr++;
+	if (addr >= srv->max_conns_per_addr)
+		return "connections in login or discovery from this address";
+	return NULL;
+}
+
 void server_accept(void *arg, int fd)
 {
-	struct server *srv = arg;
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+
+	memset(&peer, 0, sizeof(peer));
+	getpeername(fd, (struct sockaddr *)&peer, &len);
+	server_accept_from(arg, fd, &peer);
+}
+
+void server_accept_from(struct server *srv, int fd,
+			const struct sockaddr_storage *peer)
+{
+	const char *why;
 	struct conn *c;
 	socklen_t len;
 
-	if (srv->nr_conns >= srv->max_conns) {
-		log_peer(LOG_WARNING, "%zu connections in login: refusing another",
-			 srv->nr_conns);
+	why = over_limit(srv, peer);
+	if (why) {
+		const struct sockaddr_in *s4 = (const void *)peer;
+		const struct sockaddr_in6 *s6 = (const void *)peer;
+		char a[INET6_ADDRSTRLEN] = "?";
+
+		if (peer->ss_family == AF_INET)
+			inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
+		else if (peer->ss_family == AF_INET6)
+			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
+		srv->refused++;
+		log_peer(LOG_WARNING, "%s: connection refused: too many %s (ietd(8), LIMITS)",
+			 a, why);
 		close(fd);
 		return;
 	}
@@ -584,6 +648,7 @@ void server_accept(void *arg, int fd)
 	c->w.fd = fd;
 	c->w.fn = conn_event;
 	c->srv = srv;
+	c->peer_addr = *peer;
 	len = sizeof(c->local);
 	getsockname(fd, (struct sockaddr *)&c->local, &len);
 	name_peer(c);
@@ -609,6 +674,13 @@ void server_tick(struct server *srv, uint64_t now)
 
 	for (; c; c = next) {
 		next = c->next;
+		if (c->phase == PH_DISCOVERY && now >= c->disc_end) {
+			/* A PDU a minute must not keep one open for ever. */
+			log_peer(LOG_INFO, "%s: discovery session closed after %u s",
+				 c->peer, srv->disc_lifetime_ms / 1000);
+			conn_close(c);
+			continue;
+		}
 		if (now < c->deadline)
 			continue;
 		if (c->phase == PH_LOGIN) {

@@ -8,8 +8,10 @@
 #ifndef IET_USR_CONN_H
 #define IET_USR_CONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "loop.h"
 #include "model.h"
@@ -17,25 +19,54 @@
 
 struct conn;
 
+/*
+ * What a peer may hold before its connection reaches the kernel, by
+ * default (ietd(8), LIMITS). Every connection in login or in a discovery
+ * session counts; a connection beyond a limit is closed at accept.
+ */
+#define LOGIN_TIMEOUT_MS	15000	/* accept to hand-off */
+#define DISC_IDLE_MS		60000	/* discovery: between two PDUs */
+#define DISC_LIFETIME_MS	300000	/* discovery: all of it */
+#define MAX_CONNS		1024	/* all peers */
+#define MAX_CONNS_PER_ADDR	32	/* one IP address */
+
 struct server {
 	struct loop *loop;
 	struct config *cfg;
 	struct registry *reg;
 	unsigned int login_timeout_ms;	/* whole login, accept to hand-off */
 	unsigned int idle_timeout_ms;	/* a discovery session between PDUs */
+	unsigned int disc_lifetime_ms;	/* discovery, login to end */
 	unsigned int max_conns;		/* connections ietd holds at once */
+	unsigned int max_conns_per_addr; /* of them, from one address */
 	const char *access_dirs;	/* access files (acl.h); NULL: none */
 	uint32_t statsn_seed;		/* first StatSN of the next connection */
 	struct conn *conns;
 	size_t nr_conns;
 	unsigned long logins;		/* handed to the kernel */
 	unsigned long failures;		/* logins that failed or timed out */
+	unsigned long refused;		/* connections closed at accept */
 };
+
+/*
+ * Whether two peers count as one for MAX_CONNS_PER_ADDR: the same IP
+ * address, an IPv4-mapped IPv6 address being its IPv4 one. Addresses of
+ * one IPv6 /64 do not: a /64 is a whole LAN (fe80::/64 every host's), and
+ * one host with a few addresses must not shut out all the others.
+ */
+bool peer_same_addr(const struct sockaddr_storage *a,
+		    const struct sockaddr_storage *b);
 
 void server_init(struct server *srv, struct loop *loop, struct config *cfg,
 		 struct registry *reg);
 /* accept_fn of portal.h: takes ownership of fd. */
 void server_accept(void *srv, int fd);
+/*
+ * The same for a connection from peer, as the limits and the log see it
+ * (tests: addresses a loopback connection cannot come from).
+ */
+void server_accept_from(struct server *srv, int fd,
+			const struct sockaddr_storage *peer);
 /* Close connections whose time is up. */
 void server_tick(struct server *srv, uint64_t now);
 /* Close every connection ietd still holds (shutdown). */

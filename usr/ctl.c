@@ -39,6 +39,9 @@ static void client_free(struct ctl_client *cl)
 			break;
 		}
 	}
+	/* Room again: take the next one waiting in the backlog. */
+	if (cl->ctl->nr_clients-- == CTL_CLIENTS_MAX && !cl->ctl->paused)
+		loop_mod(cl->ctl->loop, &cl->ctl->w, EPOLLIN);
 	loop_del(cl->ctl->loop, &cl->w);
 	close(cl->w.fd);
 	if (cl->rsp.buf)
@@ -48,8 +51,9 @@ static void client_free(struct ctl_client *cl)
 	free(cl);
 }
 
+/* The header, the body, then (on failure) the line saying why. */
 static void respond(struct ctl_client *cl, int version, int status,
-		    const char *body, size_t len, const char *tail)
+		    const char *body, size_t len, const char *why)
 {
 	char head[64];
 	int n = ctl_rsp_header(version, status, head, sizeof(head));
@@ -57,8 +61,10 @@ static void respond(struct ctl_client *cl, int version, int status,
 	textbuf_reset(&cl->rsp);
 	textbuf_append(&cl->rsp, head, n);
 	textbuf_append(&cl->rsp, body, len);
-	if (tail)
-		textbuf_append(&cl->rsp, tail, strlen(tail));
+	if (why) {
+		textbuf_append(&cl->rsp, why, strlen(why));
+		textbuf_append(&cl->rsp, "\n", 1);
+	}
 	cl->rsp_off = 0;
 }
 
@@ -84,14 +90,10 @@ static void process(struct ctl_client *cl)
 					 sizeof(err));
 	}
 	if (ret) {
-		size_t len = strlen(err);
-
-		err[len++] = '\n';
-		err[len] = '\0';
 		/* What was done before the failure, then why it failed. */
 		respond(cl, version, -ret, out.buf ? out.buf : "", out.len,
 			err);
-		log_dbg(1, "ietadm request failed: %.*s", (int)len - 1, err);
+		log_dbg(1, "ietadm request failed: %s", err);
 	} else {
 		respond(cl, version, 0, out.buf ? out.buf : "", out.len, NULL);
 	}
@@ -141,22 +143,19 @@ static void client_event(struct watch *w, uint32_t events)
 	}
 	cl->have += n;
 	if (ctl_req_complete(cl->req, cl->have) && cl->refused) {
-		static const char msg[] = "permission denied: ietadm must run as root\n";
+		static const char msg[] = "permission denied: ietadm must run as root";
 
 		/*
 		 * Answered once the request is in: closing with unread data
 		 * would reset the connection and lose the answer.
 		 */
-		respond(cl, CTL_VERSION_MIN, EACCES, msg, sizeof(msg) - 1,
-			NULL);
+		respond(cl, CTL_VERSION_MIN, EACCES, "", 0, msg);
 		client_write(cl);
 	} else if (ctl_req_complete(cl->req, cl->have)) {
 		process(cl);
 		client_write(cl);
 	} else if (cl->have == sizeof(cl->req)) {
-		static const char msg[] = "request too long\n";
-
-		respond(cl, CTL_VERSION, EINVAL, msg, sizeof(msg) - 1, NULL);
+		respond(cl, CTL_VERSION, EINVAL, "", 0, "request too long");
 		client_write(cl);
 	}
 }
@@ -170,9 +169,18 @@ static void on_accept(struct watch *w, uint32_t events)
 	int fd;
 
 	(void)events;
-	fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
+	fd = accept_or_shed(w->fd, &c->spare);
+	if (fd < 0) {
+		if (accept_starved(&c->spare, errno)) {
+			log_peer(LOG_ERR, "out of file descriptors, not accepting ietadm connections for a while");
+			/* Still readable: polled on, it would spin the loop. */
+			if (!loop_mod(c->loop, &c->w, 0))
+				c->paused = true;
+		} else if (errno == EMFILE || errno == ENFILE) {
+			log_peer(LOG_ERR, "out of file descriptors, refusing an ietadm connection");
+		}
 		return;
+	}
 	cl = calloc(1, sizeof(*cl));
 	if (!cl) {
 		close(fd);
@@ -191,6 +199,9 @@ static void on_accept(struct watch *w, uint32_t events)
 		free(cl);
 		return;
 	}
+	/* Enough at once: the others wait in the backlog, unaccepted. */
+	if (++c->nr_clients == CTL_CLIENTS_MAX)
+		loop_mod(c->loop, &c->w, 0);
 	/* The socket file is 0600 already; this also covers odd mounts. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
 	    cred.uid != 0) {
@@ -231,6 +242,7 @@ int ctl_open(struct ctl *c, struct loop *loop, struct runtime *rt,
 
 	memset(c, 0, sizeof(*c));
 	c->w.fd = -1;
+	c->spare.fd = -1;
 	ret = ctl_prepare_dir(path, err, errlen);
 	if (ret)
 		return ret;
@@ -273,6 +285,7 @@ int ctl_open(struct ctl *c, struct loop *loop, struct runtime *rt,
 		c->w.fd = -1;
 		return ret;
 	}
+	spare_open(&c->spare);
 	return 0;
 }
 
@@ -286,6 +299,7 @@ void ctl_close(struct ctl *c)
 		unlink(c->path);
 	}
 	c->w.fd = -1;
+	spare_close(&c->spare);
 }
 
 void ctl_tick(struct ctl *c, uint64_t now)
@@ -296,5 +310,11 @@ void ctl_tick(struct ctl *c, uint64_t now)
 		next = cl->next;
 		if (now >= cl->deadline)
 			client_free(cl);
+	}
+	/* Out of descriptors a second ago: try the backlog again. */
+	if (c->paused) {
+		c->paused = false;
+		if (c->nr_clients < CTL_CLIENTS_MAX)
+			loop_mod(c->loop, &c->w, EPOLLIN);
 	}
 }

@@ -6,15 +6,20 @@
 #ifndef IET_USR_CTL_H
 #define IET_USR_CTL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "ctl_proto.h"
+#include "fdlimit.h"
 #include "loop.h"
 #include "runtime.h"
 #include "text.h"
 
 struct ctl_client;
+
+/* ietadm clients served at once; more wait in the listen backlog. */
+#define CTL_CLIENTS_MAX	16
 
 struct ctl {
 	struct watch w;
@@ -22,6 +27,9 @@ struct ctl {
 	struct runtime *rt;
 	char path[108];
 	struct ctl_client *clients;
+	unsigned int nr_clients;
+	struct spare spare;		/* for accept at EMFILE */
+	bool paused;			/* no descriptors: not polled */
 };
 
 /* Make the socket's directory (0700) if it is missing. */
@@ -33,7 +41,10 @@ int ctl_prepare_dir(const char *path, char *err, size_t errlen);
 int ctl_open(struct ctl *c, struct loop *loop, struct runtime *rt,
 	     const char *path, char *err, size_t errlen);
 void ctl_close(struct ctl *c);
-/* Drop clients that have not finished their request in time. */
+/*
+ * Drop clients that have not finished their request in time; poll the
+ * socket again if it ran out of descriptors without a spare (fdlimit.h).
+ */
 void ctl_tick(struct ctl *c, uint64_t now);
 
 /*

@@ -70,10 +70,16 @@ int pidfile_write(const char *path, char *err, size_t errlen)
 	char buf[32];
 	int fd, n, ret;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * Written as root: a symlink planted where the pid file goes must
+	 * not make us truncate the file it points to.
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
 	if (fd < 0) {
 		ret = -errno;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
+			 errno == ELOOP ? " (a symbolic link: refused)" : "");
 		return ret;
 	}
 	n = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());

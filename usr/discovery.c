@@ -139,6 +139,9 @@ int sendtargets(const struct config *cfg, const char *what,
 
 		if (!all && strcasecmp(t->name, what))
 			continue;
+		/* Logins to it are refused until it is configured again. */
+		if (t->origin == ORIGIN_KERNEL)
+			continue;
 		if (!access_portal(&a, t->name, who->local) ||
 		    !access_initiator(&a, t->name, who->initiator, who->peer))
 			continue;

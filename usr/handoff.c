@@ -72,10 +72,14 @@ static int new_session(struct registry *reg, const struct login_outcome *o,
 static int add_conn(struct registry *reg, const struct login_outcome *o,
 		    int fd, char *err, size_t errlen)
 {
-	struct reg_session *s = registry_find(reg, o->tid, o->sid);
+	struct reg_session *s;
 	char what[128];
 	int ret;
 
+	/* The CID is counted as a connection of the session from here on. */
+	if (o->cid_reserved)
+		registry_release_cid(reg, o->tid, o->sid, o->cid);
+	s = registry_find(reg, o->tid, o->sid);
 	if (!s || s->pending) {
 		snprintf(err, errlen, "session %llu of tid %u ended during the login",
 			 (unsigned long long)o->sid, o->tid);

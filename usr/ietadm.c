@@ -15,6 +15,7 @@
 #include "adm_args.h"
 #include "ctl_proto.h"
 #include "version.h"
+#include "wipe.h"
 
 /* Long enough for a reload that closes nothing but creates many LUNs. */
 #define TIMEOUT_S	120
@@ -64,11 +65,12 @@ static char *call(const char *path, const char *req, size_t len)
 		ssize_t n;
 
 		if (have + 1 >= cap) {
+			/* --op save answers with every CHAP secret. */
 			char *nr = cap < CTL_RSP_MAX + 4096 ?
-				   realloc(rsp, cap * 2) : NULL;
+				   wiped_realloc(rsp, cap, cap * 2) : NULL;
 
 			if (!nr) {
-				free(rsp);
+				wiped_free(rsp, cap);
 				rsp = NULL;
 				fprintf(stderr, "ietadm: response too long\n");
 				break;
@@ -85,7 +87,7 @@ static char *call(const char *path, const char *req, size_t len)
 		if (n < 0) {
 			fprintf(stderr, "ietadm: reading from ietd: %s\n",
 				errno == EAGAIN ? "timed out" : strerror(errno));
-			free(rsp);
+			wiped_free(rsp, cap);
 			rsp = NULL;
 			break;
 		}
@@ -150,6 +152,56 @@ fail:
 	return -1;
 }
 
+/*
+ * The secret of --password-file: the first line of path ("-": standard
+ * input), without its line break, so that it never shows in argv or ps.
+ */
+static int read_secret(const char *path, char *buf, size_t len)
+{
+	size_t have = 0;
+	char *nl;
+	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+
+	if (fd < 0) {
+		fprintf(stderr, "ietadm: --password-file: %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	while (have < len - 1) {
+		ssize_t n = read(fd, buf + have, len - 1 - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "ietadm: --password-file: %s: %s\n",
+				path, strerror(errno));
+			if (fd)
+				close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		have += n;
+		if (memchr(buf, '\n', have))
+			break;
+	}
+	if (fd)
+		close(fd);
+	buf[have] = '\0';
+	nl = strchr(buf, '\n');
+	if (!nl && have == len - 1) {
+		fprintf(stderr, "ietadm: --password-file: %s: first line too long\n",
+			path);
+		return -1;
+	}
+	if (nl) {
+		if (nl > buf && nl[-1] == '\r')
+			nl--;
+		*nl = '\0';
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct adm_args a;
@@ -172,6 +224,20 @@ int main(int argc, char **argv)
 	case ADM_RUN:
 		break;
 	}
+	if (a.password_file) {
+		static char secret[1024];
+
+		ret = read_secret(a.password_file, secret, sizeof(secret));
+		if (!ret && adm_add_secret(&a, secret, err, sizeof(err))) {
+			fprintf(stderr, "ietadm: %s\n", err);
+			ret = -1;
+		}
+		explicit_bzero(secret, sizeof(secret));
+		if (ret) {
+			explicit_bzero(&a.req, sizeof(a.req));
+			return 1;
+		}
+	}
 	len = ctl_req_format(&a.req, req, sizeof(req));
 	explicit_bzero(&a.req, sizeof(a.req));
 	if (len < 0) {
@@ -184,7 +250,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (ctl_rsp_parse(rsp, &status, &body)) {
 		fprintf(stderr, "ietadm: ietd answered in a protocol this ietadm does not speak\n");
-		free(rsp);
+		wiped_free(rsp, strlen(rsp));
 		return 1;
 	}
 	if (status) {
@@ -209,7 +275,6 @@ int main(int argc, char **argv)
 	} else {
 		fputs(body, stdout);
 	}
-	explicit_bzero(rsp, strlen(rsp));
-	free(rsp);
+	wiped_free(rsp, strlen(rsp));
 	return ret;
 }

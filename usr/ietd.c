@@ -16,6 +16,7 @@
 #include "conn.h"
 #include "ctl.h"
 #include "daemon.h"
+#include "fdlimit.h"
 #include "kernel.h"
 #include "log.h"
 #include "loop.h"
@@ -254,6 +255,7 @@ static void on_tick(void *arg, uint64_t now)
 	struct ietd *d = arg;
 
 	server_tick(&d->srv, now);
+	portals_tick(&d->portals);
 	ctl_tick(&d->ctl, now);
 }
 
@@ -274,18 +276,98 @@ static int watch_signals(struct ietd *d)
 	return loop_add(&d->loop, &d->sig, EPOLLIN);
 }
 
-/* The state file's default: next to the socket, in its root-only directory. */
-static void state_path(const struct options *o, char *buf, size_t len)
+/*
+ * The state file's default: next to the socket, in its root-only
+ * directory. An ietd that will run as another user replaces the file in a
+ * directory of that user's inside it ("state/"), which that user's other
+ * processes cannot reach: the socket's directory is root's alone. old gets
+ * where an ietd -u kept the file before it had that directory, or "".
+ */
+static int state_path(const struct options *o, uid_t uid, gid_t gid,
+		      char *buf, size_t len, char *old, size_t oldlen,
+		      char *err, size_t errlen)
 {
 	const char *slash = strrchr(o->socket, '/');
+	int dlen = slash ? (int)(slash - o->socket) : 1;
+	const char *dir = slash ? o->socket : ".";
+	char sub[256];
+	int ret;
 
-	if (o->state)
+	old[0] = '\0';
+	if (o->state) {
 		snprintf(buf, len, "%s", o->state);
-	else if (slash)
-		snprintf(buf, len, "%.*s/%s", (int)(slash - o->socket),
-			 o->socket, STATE_NAME);
-	else
-		snprintf(buf, len, "%s", STATE_NAME);
+		return 0;
+	}
+	if (!o->uid) {
+		snprintf(buf, len, "%.*s/%s", dlen, dir, STATE_NAME);
+		return 0;
+	}
+	snprintf(sub, sizeof(sub), "%.*s/state", dlen, dir);
+	ret = state_prepare_dir(sub, uid, gid, err, errlen);
+	if (!ret && (size_t)snprintf(buf, len, "%s/" STATE_NAME, sub) >= len) {
+		snprintf(err, errlen, "%s: path too long", sub);
+		ret = -ENAMETOOLONG;
+	}
+	if (!ret)
+		snprintf(old, oldlen, "%.*s/%s", dlen, dir, STATE_NAME);
+	return ret;
+}
+
+/* Open the state file, and say where an older ietd may have left it. */
+static int open_state(struct state *s, const struct options *o, uid_t uid,
+		      gid_t gid, char *err, size_t errlen)
+{
+	char path[256], old[256];
+	int ret;
+
+	ret = state_path(o, uid, gid, path, sizeof(path), old, sizeof(old),
+			 err, errlen);
+	if (!ret)
+		ret = state_open(s, path, err, errlen);
+	if (!ret && old[0])
+		ret = state_migrate_from(s, old, err, errlen);
+	return ret;
+}
+
+/*
+ * Descriptors besides the connections: listeners and their spares,
+ * netlink, epoll, signals, the state directory, stdio, syslog, the access
+ * files a login reads, with room to spare.
+ */
+#define FD_RESERVE	64
+
+/*
+ * Enough descriptors for every connection the limits allow and every
+ * ietadm client, or the limits lowered to fit: a daemon out of
+ * descriptors could not read its access files and would refuse everyone.
+ */
+static int fit_descriptors(struct server *srv)
+{
+	unsigned long need = srv->max_conns + CTL_CLIENTS_MAX + FD_RESERVE;
+	unsigned long have, room;
+	char err[256];
+	int ret;
+
+	ret = nofile_raise(need, &have, err, sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		return ret;
+	}
+	if (have >= need)
+		return 0;
+	room = have - (have < CTL_CLIENTS_MAX + FD_RESERVE ? have :
+		       CTL_CLIENTS_MAX + FD_RESERVE);
+	if (room < 16) {
+		log_err("RLIMIT_NOFILE is %lu (hard limit): ietd needs at least %u descriptors",
+			have, CTL_CLIENTS_MAX + FD_RESERVE + 16);
+		return -EMFILE;
+	}
+	log_warn("RLIMIT_NOFILE is %lu (hard limit): at most %lu connections in login or discovery instead of %u",
+		 have, room, srv->max_conns);
+	srv->max_conns = room;
+	if (srv->max_conns_per_addr > room)
+		srv->max_conns_per_addr = room;
+	return 0;
 }
 
 /* Everything between reading the configuration and serving. */
@@ -293,7 +375,7 @@ static int start(struct ietd *d, struct config *next,
 		 const struct options *o, uid_t uid, gid_t gid)
 {
 	struct kstate st;
-	char err[1024], path[256];
+	char err[1024];
 	int ret;
 
 	ret = kernel_open();
@@ -315,10 +397,8 @@ static int start(struct ietd *d, struct config *next,
 	 * now because dropping privileges would leave it out of reach.
 	 */
 	ret = ctl_prepare_dir(o->socket, err, sizeof(err));
-	if (!ret) {
-		state_path(o, path, sizeof(path));
-		ret = state_open(&d->rt.state, path, err, sizeof(err));
-	}
+	if (!ret)
+		ret = open_state(&d->rt.state, o, uid, gid, err, sizeof(err));
 	if (ret) {
 		log_err("state file: %s", err);
 		kstate_free(&st);
@@ -341,6 +421,9 @@ static int start(struct ietd *d, struct config *next,
 		return ret;
 	}
 	server_init(&d->srv, &d->loop, &d->rt.cfg, &d->reg);
+	ret = fit_descriptors(&d->srv);
+	if (ret)
+		return ret;
 	d->srv.access_dirs = d->rt.access_dirs;
 	d->srv.statsn_seed = (uint32_t)time(NULL) * 2654435761u;
 	ret = portals_open(&d->portals, &d->loop, o->address, o->port,
@@ -381,6 +464,15 @@ static int start(struct ietd *d, struct config *next,
 		log_err("%s", err);
 		return ret;
 	}
+	/* Better now than at the first change ietadm makes. */
+	ret = o->uid || o->gid ?
+	      state_check(&d->rt.state, err, sizeof(err)) : 0;
+	if (ret) {
+		log_err("state file %s: ietd replaces it with a new file after each change, and as uid %u gid %u it cannot: %s (give --state a file in a directory this user may write)",
+			d->rt.state.path, (unsigned int)uid,
+			(unsigned int)gid, err);
+		return ret;
+	}
 	return 0;
 }
 
@@ -417,7 +509,7 @@ int main(int argc, char **argv)
 		d.rt.config_path = path;
 	d.rt.access_dirs = o.access_dir ? o.access_dir : ACCESS_DIRS;
 	d.rt.reg = &d.reg;
-	d.rt.state.fd = -1;
+	d.rt.state.dirfd = -1;
 	if (o.uid && lookup_uid(o.uid, &uid, &gid)) {
 		fprintf(stderr, "ietd: --uid: no user \"%s\"\n", o.uid);
 		return 1;

@@ -22,10 +22,50 @@ static void puts_(struct jw *j, const char *s)
 	put(j, s, strlen(s));
 }
 
+/*
+ * The length of the UTF-8 sequence at c (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 if it is not one.
+ */
+static size_t utf8_len(const unsigned char *c)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (*c >= 0xc2 && *c <= 0xdf)
+		n = 2;
+	else if (*c >= 0xe0 && *c <= 0xef)
+		n = 3;
+	else if (*c >= 0xf0 && *c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* The second byte's range excludes what the first cannot start. */
+	if (*c == 0xe0)
+		lo = 0xa0;
+	else if (*c == 0xed)
+		hi = 0x9f;
+	else if (*c == 0xf0)
+		lo = 0x90;
+	else if (*c == 0xf4)
+		hi = 0x8f;
+	if (c[1] < lo || c[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if ((c[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * JSON is UTF-8 (RFC 8259 8.1), names and paths need not be: a byte that
+ * is not part of a UTF-8 sequence is written as \u00XX, the character of
+ * its value, so that the output always parses and the byte can be told.
+ */
 static void quoted(struct jw *j, const char *s)
 {
 	const unsigned char *c;
 	char esc[8];
+	size_t n;
 
 	put(j, "\"", 1);
 	for (c = (const unsigned char *)s; *c; c++) {
@@ -36,8 +76,14 @@ static void quoted(struct jw *j, const char *s)
 		} else if (*c < 0x20 || *c == 0x7f) {
 			snprintf(esc, sizeof(esc), "\\u%04x", *c);
 			puts_(j, esc);
-		} else {
+		} else if (*c < 0x80) {
 			put(j, (const char *)c, 1);
+		} else if ((n = utf8_len(c))) {
+			put(j, (const char *)c, n);
+			c += n - 1;
+		} else {
+			snprintf(esc, sizeof(esc), "\\u%04x", *c);
+			puts_(j, esc);
 		}
 	}
 	put(j, "\"", 1);

@@ -14,6 +14,7 @@
 #include <libmnl/libmnl.h>
 
 #include "kernel.h"
+#include "kmsg.h"
 
 #define BUF_SIZE	(64 * 1024)
 
@@ -29,6 +30,14 @@ static struct {
 const char *kernel_errmsg(void)
 {
 	return k.errmsg;
+}
+
+static int too_big(void)
+{
+	snprintf(k.errmsg, sizeof(k.errmsg),
+		 "request does not fit in a netlink message of %zu bytes",
+		 (size_t)KMSG_MAX);
+	return -EMSGSIZE;
 }
 
 /* A callback for the data messages of one request, with its context. */
@@ -84,21 +93,6 @@ static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
 	[NLMSG_ERROR] = ctl_error,
 	[NLMSG_DONE] = ctl_done,
 };
-
-static struct nlmsghdr *msg_start(void *buf, uint16_t type, uint8_t cmd,
-				  uint16_t flags)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++k.seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = cmd;
-	g->version = IET_GENL_VERSION;
-	return nlh;
-}
 
 /* Send one request and read until its ack, error or end of dump. */
 static int transact(struct nlmsghdr *nlh, mnl_cb_t fn, void *arg)
@@ -161,18 +155,14 @@ static int family_msg(const struct nlmsghdr *nlh, void *data)
 
 static int resolve_family(void)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g;
+	union {
+		struct nlmsghdr h;
+		char b[KMSG_HDR + KMSG_STR(GENL_NAMSIZ)];
+	} buf;
 
-	nlh->nlmsg_type = GENL_ID_CTRL;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++k.seq;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = CTRL_CMD_GETFAMILY;
-	g->version = 1;
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, IET_GENL_NAME);
-	return transact(nlh, family_msg, NULL);
+	if (kmsg_get_family(&buf, sizeof(buf), ++k.seq, IET_GENL_NAME))
+		return too_big();
+	return transact(&buf.h, family_msg, NULL);
 }
 
 static struct mnl_socket *open_socket(void)
@@ -348,20 +338,6 @@ static void get_addr(const struct nlattr *addr, const struct nlattr *port,
 	}
 }
 
-static void put_u32_array(struct nlmsghdr *nlh, uint16_t type,
-			  const uint32_t *vals, unsigned int max)
-{
-	struct nlattr *nest;
-	unsigned int i;
-
-	if (!vals)
-		return;
-	nest = mnl_attr_nest_start(nlh, type);
-	for (i = 1; i <= max; i++)
-		mnl_attr_put_u32(nlh, i, vals[i]);
-	mnl_attr_nest_end(nlh, nest);
-}
-
 static int tid_reply(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[IET_A_MAX + 1];
@@ -372,131 +348,109 @@ static int tid_reply(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* A request's buffer: room for the largest, aligned for its header. */
+typedef union {
+	struct nlmsghdr h;
+	char b[KMSG_MAX];
+} reqbuf;
+
+/* The next request's destination. */
+static const struct kmsg_to *to(void)
+{
+	static struct kmsg_to t;
+
+	t.family = k.family;
+	t.seq = ++k.seq;
+	return &t;
+}
+
+/*
+ * Send a request built into buf; ret is the builder's result. Buffers are
+ * sized for the largest request (kmsg.h), so a request that does not fit
+ * means a caller passed what the uapi limits do not allow.
+ */
+static int send_built(int ret, reqbuf *buf, mnl_cb_t fn, void *arg)
+{
+	if (ret)
+		return too_big();
+	return transact(&buf->h, fn, arg);
+}
+
 int kernel_target_new(uint32_t *tid, const char *name, const uint32_t *tparams,
 		      const uint32_t *keys)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_TARGET_NEW,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	if (*tid)
-		mnl_attr_put_u32(nlh, IET_A_TID, *tid);
-	mnl_attr_put_strz(nlh, IET_A_TARGET_NAME, name);
-	put_u32_array(nlh, IET_A_TARGET_PARAMS, tparams, IET_TP_MAX);
-	put_u32_array(nlh, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
-	return transact(nlh, tid_reply, tid);
+	return send_built(kmsg_target_new(&buf, sizeof(buf), to(), *tid, name,
+					  tparams, keys), &buf, tid_reply, tid);
 }
 
 int kernel_target_set(uint32_t tid, const uint32_t *tparams,
 		      const uint32_t *keys)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_TARGET_SET,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	put_u32_array(nlh, IET_A_TARGET_PARAMS, tparams, IET_TP_MAX);
-	put_u32_array(nlh, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
-	return transact(nlh, NULL, NULL);
+	return send_built(kmsg_target_set(&buf, sizeof(buf), to(), tid, tparams,
+					  keys), &buf, NULL, NULL);
 }
 
 int kernel_target_del(uint32_t tid)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_TARGET_DEL,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	return transact(nlh, NULL, NULL);
+	return send_built(kmsg_target_del(&buf, sizeof(buf), to(), tid), &buf,
+			  NULL, NULL);
 }
 
 int kernel_lun_new(uint32_t tid, const struct lun_conf *lun)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_LUN_NEW,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	mnl_attr_put_u32(nlh, IET_A_LUN, lun->lun);
-	mnl_attr_put_u32(nlh, IET_A_LUN_TYPE, lun->type);
-	if (lun->path[0])
-		mnl_attr_put_strz(nlh, IET_A_LUN_PATH, lun->path);
-	if (lun->iomode)
-		mnl_attr_put_u32(nlh, IET_A_LUN_IOMODE, lun->iomode);
-	if (lun->scsi_id[0])
-		mnl_attr_put_strz(nlh, IET_A_LUN_SCSI_ID, lun->scsi_id);
-	if (lun->scsi_sn[0])
-		mnl_attr_put_strz(nlh, IET_A_LUN_SCSI_SN, lun->scsi_sn);
-	if (lun->block_size)
-		mnl_attr_put_u32(nlh, IET_A_LUN_BLOCK_SIZE, lun->block_size);
-	if (lun->blocks)
-		mnl_attr_put_u64(nlh, IET_A_LUN_BLOCKS, lun->blocks);
-	return transact(nlh, NULL, NULL);
+	return send_built(kmsg_lun_new(&buf, sizeof(buf), to(), tid, lun), &buf,
+			  NULL, NULL);
 }
 
 int kernel_lun_del(uint32_t tid, uint32_t lun)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_LUN_DEL,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	mnl_attr_put_u32(nlh, IET_A_LUN, lun);
-	return transact(nlh, NULL, NULL);
+	return send_built(kmsg_lun_del(&buf, sizeof(buf), to(), tid, lun), &buf,
+			  NULL, NULL);
 }
 
 int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
 		       uint32_t exp_cmdsn, const uint32_t *keys)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_SESSION_NEW,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	mnl_attr_put_u64(nlh, IET_A_SID, sid);
-	mnl_attr_put_strz(nlh, IET_A_INITIATOR_NAME, initiator);
-	mnl_attr_put_u32(nlh, IET_A_EXP_CMDSN, exp_cmdsn);
-	put_u32_array(nlh, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
-	return transact(nlh, NULL, NULL);
+	return send_built(kmsg_session_new(&buf, sizeof(buf), to(), tid, sid,
+					   initiator, exp_cmdsn, keys), &buf,
+			  NULL, NULL);
 }
 
 int kernel_session_del(uint32_t tid, uint64_t sid)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_SESSION_DEL,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	mnl_attr_put_u64(nlh, IET_A_SID, sid);
-	return transact(nlh, NULL, NULL);
+	return send_built(kmsg_session_del(&buf, sizeof(buf), to(), tid, sid),
+			  &buf, NULL, NULL);
 }
 
 int kernel_conn_new(uint32_t tid, uint64_t sid, uint16_t cid, int fd,
 		    uint32_t statsn, const uint32_t *keys)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_CONN_NEW,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	mnl_attr_put_u64(nlh, IET_A_SID, sid);
-	mnl_attr_put_u32(nlh, IET_A_CID, cid);
-	mnl_attr_put_u32(nlh, IET_A_CONN_FD, (uint32_t)fd);
-	mnl_attr_put_u32(nlh, IET_A_STATSN, statsn);
-	put_u32_array(nlh, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
-	return transact(nlh, NULL, NULL);
+	return send_built(kmsg_conn_new(&buf, sizeof(buf), to(), tid, sid, cid,
+					fd, statsn, keys), &buf, NULL, NULL);
 }
 
 int kernel_conn_del(uint32_t tid, uint64_t sid, uint16_t cid)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, IET_CMD_CONN_DEL,
-					 NLM_F_ACK);
+	reqbuf buf;
 
-	mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	mnl_attr_put_u64(nlh, IET_A_SID, sid);
-	mnl_attr_put_u32(nlh, IET_A_CID, cid);
-	return transact(nlh, NULL, NULL);
+	return send_built(kmsg_conn_del(&buf, sizeof(buf), to(), tid, sid, cid),
+			  &buf, NULL, NULL);
 }
 
 /* Grow an array by one zeroed element; NULL when out of memory. */
@@ -619,12 +573,10 @@ static int session_msg(const struct nlmsghdr *nlh, void *data)
 
 static int dump_of(uint8_t cmd, uint32_t tid, mnl_cb_t fn, void *arg)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = msg_start(buf, k.family, cmd, NLM_F_DUMP);
+	reqbuf buf;
 
-	if (tid)
-		mnl_attr_put_u32(nlh, IET_A_TID, tid);
-	return transact(nlh, fn, arg);
+	return send_built(kmsg_dump(&buf, sizeof(buf), to(), cmd, tid), &buf,
+			  fn, arg);
 }
 
 int kernel_dump(struct kstate *st)

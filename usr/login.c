@@ -99,24 +99,28 @@ struct login *login_new(const struct login_env *env, uint32_t statsn)
 	return l;
 }
 
-/* Text buffers may hold CHAP values: wipe before freeing. */
-static void textbuf_wipe(struct textbuf *tb)
+void login_release(struct login *l)
 {
-	if (tb->buf)
-		wipe(tb->buf, tb->cap);
-	textbuf_free(tb);
+	struct login_outcome *o = &l->outcome;
+
+	if (o->reserved)
+		registry_drop(l->env.reg, o->reserved);
+	if (o->cid_reserved)
+		registry_release_cid(l->env.reg, o->tid, o->sid, o->cid);
+	o->reserved = NULL;
+	o->cid_reserved = false;
 }
 
 void login_free(struct login *l)
 {
 	if (!l)
 		return;
-	if (l->state != L_DONE && l->outcome.reserved)
-		registry_drop(l->env.reg, l->outcome.reserved);
+	if (l->state != L_DONE)
+		login_release(l);
 	chap_wipe(&l->chap);
 	auth_free(&l->auth);
-	textbuf_wipe(&l->in);
-	textbuf_wipe(&l->out);
+	textbuf_free(&l->in);	/* wiped: CHAP values */
+	textbuf_free(&l->out);
 	wipe(l, sizeof(*l));
 	free(l);
 }
@@ -248,6 +252,49 @@ static int check_access(struct login *l, const struct target_conf *t,
 	return st;
 }
 
+/*
+ * Whether the target takes another session: its sessions, those of logins
+ * that have finished and not been handed off included, less the one a
+ * reinstatement replaces. Asked at the first request and again when the
+ * login finishes and reserves its TSIH, since others may finish between.
+ */
+static bool session_room(struct login *l)
+{
+	const struct target_conf *t = l->target;
+	struct registry *reg = l->env.reg;
+	size_t n = registry_count(reg, t->tid);
+
+	if (registry_find_isid(reg, t->tid, l->outcome.initiator,
+			       isid_value(l->first.isid)))
+		n--;	/* reinstatement replaces it */
+	if (t->max_sessions && n >= t->max_sessions) {
+		snprintf(l->err, sizeof(l->err),
+			 "target %s has its MaxSessions=%u sessions", t->name,
+			 t->max_sessions);
+		return false;
+	}
+	return true;
+}
+
+/* The same for a connection joining session s, reserved CIDs counted. */
+static bool conn_room(struct login *l, const struct reg_session *s)
+{
+	uint32_t maxc = s->keys[IET_KEY_MAX_CONNECTIONS];
+	size_t n = registry_conns(s);
+
+	if (registry_has_cid(s, l->first.cid))
+		n--;	/* connection reinstatement */
+	if (!maxc)
+		maxc = 1;
+	if (n >= maxc) {
+		snprintf(l->err, sizeof(l->err),
+			 "session already has MaxConnections=%u connections",
+			 maxc);
+		return false;
+	}
+	return true;
+}
+
 /* The first set of keys says who logs in to what; check the session rules. */
 static int first_set(struct login *l, const struct text_list *tl)
 {
@@ -322,6 +369,17 @@ static int first_set(struct login *l, const struct text_list *tl)
 				 tname);
 			return LS_NOT_FOUND;
 		}
+		if (found->origin == ORIGIN_KERNEL) {
+			/*
+			 * Found in the kernel, described nowhere: its CHAP
+			 * accounts (if it had any) are unknown, so serving it
+			 * could let in whom they kept out.
+			 */
+			snprintf(l->err, sizeof(l->err),
+				 "target %.223s is in the kernel but not in the configuration or the state file, so its CHAP accounts are unknown: configure it again (ietd.conf and reload)",
+				 tname);
+			return LS_UNAVAILABLE;
+		}
 		st = check_access(l, found, iname);
 		if (st)
 			return st;
@@ -349,22 +407,10 @@ static int first_set(struct login *l, const struct text_list *tl)
 			return LS_MOVED_TEMP;
 		}
 		if (l->leading) {
-			size_t n = registry_count(reg, l->target->tid);
-
-			if (registry_find_isid(reg, l->target->tid, iname, isid))
-				n--;	/* reinstatement replaces it */
-			if (l->target->max_sessions &&
-			    n >= l->target->max_sessions) {
-				snprintf(l->err, sizeof(l->err),
-					 "target %s has its MaxSessions=%u sessions",
-					 l->target->name,
-					 l->target->max_sessions);
+			if (!session_room(l))
 				return LS_NO_RESOURCES;
-			}
 		} else {
 			struct reg_session *s;
-			uint32_t maxc;
-			size_t n;
 
 			s = registry_find_tsih(reg, l->target->tid,
 					       l->first.tsih);
@@ -375,16 +421,8 @@ static int first_set(struct login *l, const struct text_list *tl)
 					 l->first.tsih);
 				return LS_NO_SESSION;
 			}
-			n = s->nr_cids;
-			if (registry_has_cid(s, l->first.cid))
-				n--;	/* connection reinstatement */
-			maxc = s->keys[IET_KEY_MAX_CONNECTIONS];
-			if (n >= (maxc ? maxc : 1)) {
-				snprintf(l->err, sizeof(l->err),
-					 "session already has MaxConnections=%u connections",
-					 maxc ? maxc : 1);
+			if (!conn_room(l, s))
 				return LS_TOO_MANY_CONNS;
-			}
 		}
 		limits = l->target->keys;
 	}
@@ -632,6 +670,9 @@ static int finish(struct login *l)
 
 	if (l->discovery || l->leading) {
 		o->tid = l->discovery ? 0 : l->target->tid;
+		/* Other logins may have taken the last place meanwhile. */
+		if (!l->discovery && !session_room(l))
+			return LS_NO_RESOURCES;
 		s = registry_reserve(reg, o->tid, isid, o->initiator,
 				     l->discovery);
 		if (!s) {
@@ -650,6 +691,21 @@ static int finish(struct login *l)
 			 l->first.tsih);
 		return LS_NO_SESSION;
 	}
+	if (!conn_room(l, s))
+		return LS_TOO_MANY_CONNS;
+	switch (registry_reserve_cid(s, o->cid)) {
+	case 0:
+		break;
+	case -EBUSY:
+		snprintf(l->err, sizeof(l->err),
+			 "connection %u of the session is being logged in by another login",
+			 o->cid);
+		return LS_TOO_MANY_CONNS;
+	default:
+		snprintf(l->err, sizeof(l->err), "out of memory");
+		return LS_NO_RESOURCES;
+	}
+	o->cid_reserved = true;
 	o->tid = s->tid;
 	o->sid = s->sid;
 	memcpy(o->keys, s->keys, sizeof(o->keys));

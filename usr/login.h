@@ -58,6 +58,8 @@ struct login_outcome {
 	uint32_t queued_cmds;		/* the target's CmdSN window */
 	/* the TSIH reservation of a new session, owned by the caller now */
 	struct reg_session *reserved;
+	/* an added connection's CID, reserved in its session (sid, cid) */
+	bool cid_reserved;
 };
 
 struct login;
@@ -76,6 +78,11 @@ enum login_result login_pdu(struct login *l, const uint8_t *bhs,
 			    struct pdu_out *out);
 
 const struct login_outcome *login_outcome(const struct login *l);
+/*
+ * Give back what a finished login reserved (its TSIH or its CID), when
+ * its connection ends before the hand-off.
+ */
+void login_release(struct login *l);
 /* Why the login failed or was dropped, for the log. */
 const char *login_error(const struct login *l);
 /* The initiator's name once known, else "". */

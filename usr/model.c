@@ -36,12 +36,6 @@ void target_conf_defaults(struct target_conf *t)
 	t->keys[IET_KEY_DATA_DIGEST] = DIGEST_MASK_NONE;
 }
 
-void wipe(void *p, size_t len)
-{
-	if (p)
-		explicit_bzero(p, len);
-}
-
 void auth_free(struct auth *a)
 {
 	if (a->incoming)
@@ -78,17 +72,13 @@ struct account *auth_incoming(const struct auth *a, const char *user)
 
 int auth_add_incoming(struct auth *a, const struct account *acc)
 {
-	struct account *na = malloc((a->nr_incoming + 1) * sizeof(*na));
+	struct account *na;
 
+	na = wiped_realloc(a->incoming, a->nr_incoming * sizeof(*na),
+			   (a->nr_incoming + 1) * sizeof(*na));
 	if (!na)
 		return -ENOMEM;
-	/* Not realloc: the old array is wiped before it is freed. */
-	if (a->nr_incoming)
-		memcpy(na, a->incoming, a->nr_incoming * sizeof(*na));
 	na[a->nr_incoming] = *acc;
-	if (a->incoming)
-		wipe(a->incoming, a->nr_incoming * sizeof(*na));
-	free(a->incoming);
 	a->incoming = na;
 	a->nr_incoming++;
 	return 0;
@@ -205,7 +195,9 @@ struct target_conf *config_add_target(struct config *cfg,
 {
 	struct target_conf *nt;
 
-	nt = realloc(cfg->targets, (cfg->nr_targets + 1) * sizeof(*nt));
+	/* Each target holds its outgoing secret: no copy left behind. */
+	nt = wiped_realloc(cfg->targets, cfg->nr_targets * sizeof(*nt),
+			   (cfg->nr_targets + 1) * sizeof(*nt));
 	if (!nt)
 		return NULL;
 	cfg->targets = nt;
@@ -225,6 +217,8 @@ void config_del_target(struct config *cfg, uint32_t tid)
 	target_conf_free(t);
 	memmove(t, t + 1, (cfg->nr_targets - i - 1) * sizeof(*t));
 	cfg->nr_targets--;
+	/* The last one moved down: its old place still held its secret. */
+	wipe(&cfg->targets[cfg->nr_targets], sizeof(*t));
 }
 
 static int by_tid(const void *a, const void *b)

@@ -12,6 +12,8 @@
 
 #include <linux/iet.h>
 
+#include "wipe.h"
+
 #define IET_KEY_COUNT	(IET_KEY_MAX + 1)	/* index: enum iet_key */
 #define IET_TP_COUNT	(IET_TP_MAX + 1)	/* index: enum iet_tparam */
 
@@ -152,7 +154,5 @@ void lun_conf_derive_ids(struct lun_conf *lun, const char *target_name);
 /* "fileio", "blockio" or "nullio", as ietd.conf writes a LUN type. */
 const char *lun_type_name(uint32_t type);
 
-/* Wipe a secret (or anything derived from one) so it leaves no copy. */
-void wipe(void *p, size_t len);
 
 #endif

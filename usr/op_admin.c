@@ -386,7 +386,8 @@ static int user_params(const struct ctl_req *req, struct user_args *u,
 	return 0;
 }
 
-static int user_new(struct runtime *rt, struct auth *a, const char *scope,
+static int user_new(struct runtime *rt, struct target_conf *t,
+		    struct auth *a, const char *scope,
 		    const struct ctl_req *req, char *err, size_t errlen)
 {
 	struct user_args u;
@@ -438,6 +439,12 @@ static int user_new(struct runtime *rt, struct auth *a, const char *scope,
 		}
 	}
 	wipe(&acc, sizeof(acc));
+	if (!ret && t && t->origin == ORIGIN_KERNEL && a->nr_incoming) {
+		/* Its accounts are known again: it is the admin's now. */
+		t->origin = ORIGIN_ADMIN;
+		log_info("ietadm: tid %u %s has CHAP accounts again: logins accepted",
+			 t->tid, t->name);
+	}
 	if (!ret) {
 		runtime_persist(rt);
 		log_info("ietadm: %s %s added to %s", u.kind, u.user, scope);
@@ -484,11 +491,12 @@ out:
 
 /* The accounts a request is about: a target's, or discovery's. */
 static struct auth *req_auth(struct runtime *rt, const struct ctl_req *req,
-			     char *scope, size_t len, char *err,
-			     size_t errlen)
+			     char *scope, size_t len, struct target_conf **tp,
+			     char *err, size_t errlen)
 {
 	struct target_conf *t;
 
+	*tp = NULL;
 	if (!(req->fields & (CTL_F_TID | CTL_F_TARGET)) ||
 	    ((req->fields & CTL_F_TID) && !req->tid &&
 	     !(req->fields & CTL_F_TARGET))) {
@@ -499,6 +507,7 @@ static struct auth *req_auth(struct runtime *rt, const struct ctl_req *req,
 	if (!t)
 		return NULL;
 	snprintf(scope, len, "target %u", t->tid);
+	*tp = t;
 	return &t->auth;
 }
 
@@ -592,8 +601,9 @@ int op_new(struct runtime *rt, const struct ctl_req *req, struct textbuf *out,
 	char scope[32];
 
 	if (req->fields & CTL_F_USER) {
-		a = req_auth(rt, req, scope, sizeof(scope), err, errlen);
-		return a ? user_new(rt, a, scope, req, err, errlen) : -ENOENT;
+		a = req_auth(rt, req, scope, sizeof(scope), &t, err, errlen);
+		return a ? user_new(rt, t, a, scope, req, err, errlen) :
+			-ENOENT;
 	}
 	if (req->fields & CTL_F_LUN) {
 		t = req_target(rt, req, err, errlen);
@@ -611,7 +621,7 @@ int op_delete(struct runtime *rt, const struct ctl_req *req,
 
 	(void)out;
 	if (req->fields & CTL_F_USER) {
-		a = req_auth(rt, req, scope, sizeof(scope), err, errlen);
+		a = req_auth(rt, req, scope, sizeof(scope), &t, err, errlen);
 		return a ? user_delete(rt, a, scope, req, err, errlen) : -ENOENT;
 	}
 	if (!req->fields)

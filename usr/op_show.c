@@ -213,11 +213,14 @@ static void lun_json(struct jw *j, const struct klun *kl)
 
 static void session_json(struct jw *j, const struct ksession *ks)
 {
-	char ip[INET6_ADDRSTRLEN + 4];
+	char ip[INET6_ADDRSTRLEN + 4], sid[24];
 	size_t c;
 
 	jw_obj(j, NULL);
+	/* jq and JavaScript read numbers as doubles: sids lose digits. */
 	jw_u64(j, "sid", ks->sid);
+	snprintf(sid, sizeof(sid), "%llu", (unsigned long long)ks->sid);
+	jw_str(j, "sid_str", sid);
 	jw_str(j, "initiator", ks->initiator);
 	keys_json(j, "params", ks->keys, false);
 	stats_json(j, &ks->stats);

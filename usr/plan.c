@@ -313,8 +313,9 @@ static int other_target(struct builder *b, const struct ktarget *kt,
 		refuse(b, "tid %u %s: removed from the configuration, kept: it has %zu session%s (close them, then reload)",
 		       kt->tid, kt->name, kt->nr_sessions,
 		       kt->nr_sessions == 1 ? "" : "s");
-	else if (!old)
-		note(b, "tid %u %s: in the kernel but not in the configuration: served as it runs",
+	else if (rt->origin == ORIGIN_KERNEL)
+		/* Its CHAP accounts are unknown: serving it could open it. */
+		note(b, "tid %u %s: in the kernel but in neither the configuration nor the state file: logins refused until it is configured again (add it to ietd.conf and reload, or give it an IncomingUser with ietadm)",
 		     kt->tid, kt->name);
 	return 0;
 }

@@ -15,31 +15,21 @@
 #include "log.h"
 #include "portal.h"
 
-static struct portals *owner;	/* for the EMFILE spare descriptor */
-
 static void on_accept(struct watch *w, uint32_t events)
 {
 	struct portal *p = container_of(w, struct portal, w);
 	int fd, one = 1;
 
 	(void)events;
-	fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	fd = accept_or_shed(w->fd, p->spare);
 	if (fd < 0) {
-		if (errno == EMFILE || errno == ENFILE) {
-			/*
-			 * Out of descriptors: take the connection with the
-			 * spare and drop it, or the listener stays readable
-			 * and the loop spins.
-			 */
+		if (accept_starved(p->spare, errno)) {
+			log_peer(LOG_ERR, "out of file descriptors, not accepting connections for a while");
+			/* Still readable: polled on, it would spin the loop. */
+			if (!loop_mod(p->loop, &p->w, 0))
+				p->paused = true;
+		} else if (errno == EMFILE || errno == ENFILE) {
 			log_peer(LOG_ERR, "out of file descriptors, refusing a connection");
-			if (owner && owner->spare_fd >= 0) {
-				close(owner->spare_fd);
-				fd = accept(w->fd, NULL, NULL);
-				if (fd >= 0)
-					close(fd);
-				owner->spare_fd = open("/dev/null",
-						       O_RDONLY | O_CLOEXEC);
-			}
 		} else if (errno != EAGAIN && errno != EINTR &&
 			   errno != ECONNABORTED) {
 			log_peer(LOG_ERR, "accept: %s", strerror(errno));
@@ -98,6 +88,7 @@ static int listen_on(struct portals *ps, struct loop *loop,
 	p->loop = loop;
 	p->fn = fn;
 	p->arg = arg;
+	p->spare = &ps->spare;
 	salen = sizeof(p->addr);
 	getsockname(fd, (struct sockaddr *)&p->addr, &salen);
 	ps->nr++;
@@ -112,8 +103,7 @@ int portals_open(struct portals *ps, struct loop *loop, const char *addr,
 	int ret;
 
 	memset(ps, 0, sizeof(*ps));
-	ps->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	owner = ps;
+	spare_open(&ps->spare);
 	if (!addr) {
 		struct sockaddr_in6 s6 = {
 			.sin6_family = AF_INET6, .sin6_port = htons(port),
@@ -179,6 +169,18 @@ fail:
 	return ret;
 }
 
+void portals_tick(struct portals *ps)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nr; i++) {
+		struct portal *p = &ps->v[i];
+
+		if (p->paused && !loop_mod(p->loop, &p->w, EPOLLIN))
+			p->paused = false;
+	}
+}
+
 void portals_close(struct portals *ps)
 {
 	size_t i;
@@ -188,12 +190,9 @@ void portals_close(struct portals *ps)
 		close(ps->v[i].w.fd);
 	}
 	free(ps->v);
-	if (ps->spare_fd >= 0)
-		close(ps->spare_fd);
-	if (owner == ps)
-		owner = NULL;
+	spare_close(&ps->spare);
 	memset(ps, 0, sizeof(*ps));
-	ps->spare_fd = -1;
+	ps->spare.fd = -1;
 }
 
 uint16_t portal_port(const struct portal *p)

@@ -6,10 +6,12 @@
 #ifndef IET_USR_PORTAL_H
 #define IET_USR_PORTAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "fdlimit.h"
 #include "loop.h"
 
 #define ISCSI_PORT	3260
@@ -22,12 +24,14 @@ struct portal {
 	accept_fn fn;
 	void *arg;
 	struct sockaddr_storage addr;
+	struct spare *spare;		/* the portals' */
+	bool paused;			/* not polled: out of descriptors */
 };
 
 struct portals {
 	struct portal *v;
 	size_t nr;
-	int spare_fd;			/* given up to accept-and-close at EMFILE */
+	struct spare spare;		/* to accept-and-close at EMFILE */
 };
 
 /* addr NULL: the default pair. Fails with a one-line reason in err. */
@@ -35,6 +39,11 @@ int portals_open(struct portals *p, struct loop *loop, const char *addr,
 		 uint16_t port, accept_fn fn, void *arg, char *err,
 		 size_t errlen);
 void portals_close(struct portals *p);
+/*
+ * Poll again the listeners that ran out of descriptors without a spare
+ * (fdlimit.h): called every second, it retries that often at most.
+ */
+void portals_tick(struct portals *p);
 /* The port actually bound (tests ask for port 0). */
 uint16_t portal_port(const struct portal *p);
 

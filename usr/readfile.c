@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "readfile.h"
+#include "wipe.h"
 
 int read_small_file(const char *path, size_t max, bool allow_short,
 		    char **bufp, size_t *lenp, char *err, size_t errlen)
@@ -48,7 +49,8 @@ int read_small_file(const char *path, size_t max, bool allow_short,
 		if (n <= 0) {
 			snprintf(err, errlen, "%s: read failed: %s", path,
 				 n ? strerror(errno) : "file shrank");
-			free(buf);
+			/* ietd.conf: what was read may hold secrets. */
+			wiped_free(buf, got);
 			close(fd);
 			return -EIO;
 		}

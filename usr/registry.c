@@ -16,6 +16,7 @@ void registry_init(struct registry *r)
 
 static void session_free(struct reg_session *s)
 {
+	free(s->pending_cids);
 	free(s->cids);
 	free(s);
 }
@@ -51,35 +52,62 @@ static struct reg_session *add(struct registry *r, uint32_t tid, uint64_t sid,
 	return s;
 }
 
+/* The CID reservations of logins under way go over to the new entry. */
+static void keep_reservations(struct registry *r, struct reg_session *old)
+{
+	struct reg_session *s = registry_find(r, old->tid, old->sid);
+
+	if (!s || s->pending || s->discovery)
+		return;
+	s->pending_cids = old->pending_cids;
+	s->nr_pending_cids = old->nr_pending_cids;
+	old->pending_cids = NULL;
+	old->nr_pending_cids = 0;
+}
+
 int registry_learn(struct registry *r, const struct kstate *st)
 {
-	size_t t, i, c;
+	struct reg_session **gone = NULL;
+	size_t t, i, c, nr_gone = 0;
+	int ret = 0;
 
+	if (r->nr) {
+		gone = calloc(r->nr, sizeof(*gone));
+		if (!gone)
+			return -ENOMEM;
+	}
 	for (i = 0; i < r->nr;) {
 		if (!r->s[i]->pending && !r->s[i]->discovery) {
-			session_free(r->s[i]);
+			gone[nr_gone++] = r->s[i];
 			r->s[i] = r->s[--r->nr];
 		} else {
 			i++;
 		}
 	}
-	for (t = 0; t < st->nr_targets; t++) {
+	for (t = 0; t < st->nr_targets && !ret; t++) {
 		const struct ktarget *kt = &st->targets[t];
 
-		for (i = 0; i < kt->nr_sessions; i++) {
+		for (i = 0; i < kt->nr_sessions && !ret; i++) {
 			const struct ksession *ks = &kt->sessions[i];
 			struct reg_session *s;
 
 			s = add(r, kt->tid, ks->sid, ks->initiator);
-			if (!s)
-				return -ENOMEM;
+			if (!s) {
+				ret = -ENOMEM;
+				break;
+			}
 			memcpy(s->keys, ks->keys, sizeof(s->keys));
-			for (c = 0; c < ks->nr_conns; c++)
+			for (c = 0; c < ks->nr_conns && !ret; c++)
 				if (registry_add_cid(s, ks->conns[c].cid))
-					return -ENOMEM;
+					ret = -ENOMEM;
 		}
 	}
-	return 0;
+	for (i = 0; i < nr_gone; i++) {
+		keep_reservations(r, gone[i]);
+		session_free(gone[i]);
+	}
+	free(gone);
+	return ret;
 }
 
 static bool tsih_used(const struct registry *r, uint16_t tsih)
@@ -208,6 +236,43 @@ int registry_add_cid(struct reg_session *s, uint16_t cid)
 	s->cids = nc;
 	s->cids[s->nr_cids++] = cid;
 	return 0;
+}
+
+int registry_reserve_cid(struct reg_session *s, uint16_t cid)
+{
+	uint16_t *nc;
+	size_t i;
+
+	for (i = 0; i < s->nr_pending_cids; i++)
+		if (s->pending_cids[i] == cid)
+			return -EBUSY;
+	nc = realloc(s->pending_cids, (s->nr_pending_cids + 1) * sizeof(*nc));
+	if (!nc)
+		return -ENOMEM;
+	s->pending_cids = nc;
+	s->pending_cids[s->nr_pending_cids++] = cid;
+	return 0;
+}
+
+void registry_release_cid(struct registry *r, uint32_t tid, uint64_t sid,
+			  uint16_t cid)
+{
+	struct reg_session *s = registry_find(r, tid, sid);
+	size_t i;
+
+	/* The session may have ended meanwhile: then there is nothing. */
+	for (i = 0; s && i < s->nr_pending_cids; i++) {
+		if (s->pending_cids[i] == cid) {
+			s->nr_pending_cids--;
+			s->pending_cids[i] = s->pending_cids[s->nr_pending_cids];
+			return;
+		}
+	}
+}
+
+size_t registry_conns(const struct reg_session *s)
+{
+	return s->nr_cids + s->nr_pending_cids;
 }
 
 void registry_del_cid(struct reg_session *s, uint16_t cid)

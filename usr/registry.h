@@ -22,6 +22,9 @@ struct reg_session {
 	uint32_t keys[IET_KEY_COUNT];	/* negotiated session keys */
 	uint16_t *cids;
 	size_t nr_cids;
+	/* CIDs of logins that have finished but not been handed off yet. */
+	uint16_t *pending_cids;
+	size_t nr_pending_cids;
 	bool pending;			/* reserved by a login in progress */
 	bool discovery;
 };
@@ -68,6 +71,18 @@ struct reg_session *registry_find_isid(const struct registry *r, uint32_t tid,
 				       const char *initiator, uint64_t isid);
 /* Normal sessions of a target, pending ones included. */
 size_t registry_count(const struct registry *r, uint32_t tid);
+
+/*
+ * A connection login reserves its CID in the session when it finishes,
+ * so that MaxConnections counts it from then until the hand-off (which
+ * releases it, then adds the CID) or the login's end. -EBUSY when another
+ * login has that CID reserved.
+ */
+int registry_reserve_cid(struct reg_session *s, uint16_t cid);
+void registry_release_cid(struct registry *r, uint32_t tid, uint64_t sid,
+			  uint16_t cid);
+/* Connections of a session, reserved ones included. */
+size_t registry_conns(const struct reg_session *s);
 
 int registry_add_cid(struct reg_session *s, uint16_t cid);
 bool registry_has_cid(const struct reg_session *s, uint16_t cid);

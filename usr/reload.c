@@ -12,8 +12,13 @@
 void runtime_persist(struct runtime *rt)
 {
 	char err[512];
+	int ret;
 
-	if (state_save(&rt->state, &rt->cfg, err, sizeof(err)))
+	ret = state_save(&rt->state, &rt->cfg, err, sizeof(err));
+	if (ret == STATE_UNSYNCED)
+		log_err("state file written, but the directory sync failed: %s; after a crash a restarted ietd might find the previous state",
+			err);
+	else if (ret)
 		log_err("state file not written: %s; a restarted ietd would not know what ietadm changed",
 			err);
 }

@@ -2,7 +2,11 @@
 # ietd's modules other than main (ietd.c) and the kernel facade (kernel.c):
 # usr/Makefile links them into ietd, tests/ link them against a fake kernel.
 IET_CORE = log text pdu crc32c model params readfile config confwrite chap acl \
-	registry login discovery handoff conn loop portal ctl_proto ctl \
-	ctl_ops op_show op_admin op_config json plan state reload notify daemon
+	registry login discovery handoff conn loop portal fdlimit ctl_proto ctl \
+	ctl_ops op_show op_admin op_config json plan state reload notify \
+	daemon wipe
+# The netlink requests kernel.c sends, built without a socket (libmnl):
+# ietd links it, and so do the tests that parse each request back.
+IET_KMSG = kmsg
 # ietadm's modules besides its main (ietadm.c).
-IET_ADM = adm_args ctl_proto params text
+IET_ADM = adm_args ctl_proto params text wipe

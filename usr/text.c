@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "text.h"
+#include "wipe.h"
 
 /* RFC 7143 6.1 key-name characters, plus '#' of X# extension keys. */
 static bool key_char(char c)
@@ -72,6 +73,7 @@ int text_parse(const void *data, size_t len, struct text_list *out,
 		return -ENOMEM;
 	}
 	memcpy(out->buf, data, len);
+	out->len = len;
 
 	while (pos < len) {
 		char *pair = out->buf + pos;
@@ -142,9 +144,13 @@ fail:
 	return -EINVAL;
 }
 
+/*
+ * Text may hold CHAP values, and a textbuf a whole configuration with its
+ * secrets: no copy is given back to the allocator without being wiped.
+ */
 void text_list_free(struct text_list *tl)
 {
-	free(tl->buf);
+	wiped_free(tl->buf, tl->len);
 	free(tl->pairs);
 	memset(tl, 0, sizeof(*tl));
 }
@@ -157,7 +163,7 @@ void textbuf_init(struct textbuf *tb, size_t max)
 
 void textbuf_free(struct textbuf *tb)
 {
-	free(tb->buf);
+	wiped_free(tb->buf, tb->cap);
 	textbuf_init(tb, tb->max);
 }
 
@@ -183,7 +189,7 @@ int textbuf_append(struct textbuf *tb, const void *data, size_t len)
 			ncap *= 2;
 		if (ncap > tb->max)
 			ncap = tb->max;
-		nb = realloc(tb->buf, ncap);
+		nb = wiped_realloc(tb->buf, tb->cap, ncap);
 		if (!nb) {
 			tb->overflow = true;
 			return -ENOMEM;

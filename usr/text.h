@@ -24,6 +24,7 @@ struct text_pair {
 
 struct text_list {
 	char *buf;			/* owned copy the pairs point into */
+	size_t len;
 	struct text_pair *pairs;
 	size_t nr;
 };
@@ -41,7 +42,10 @@ void text_list_free(struct text_list *tl);
 /* Whether the key is one whose value may be a large binary (CHAP_*). */
 bool text_key_is_binary(const char *key);
 
-/* Appends pairs up to max bytes; once over, it stays failed. */
+/*
+ * Appends pairs up to max bytes; once over, it stays failed. Its memory is
+ * wiped whenever it is given back (growing, freeing): it may hold secrets.
+ */
 struct textbuf {
 	char *buf;
 	size_t len;

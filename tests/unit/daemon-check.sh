@@ -39,12 +39,33 @@ rc=$?
 check "a second daemon on the same socket fails start-up" \
 	test "$rc" != 0 -a -n "$(grep 'another ietd is running' "$dir/err2")"
 
+# CHAP secrets from standard input or a file, never on the command line.
+adm() { obj/ietadm --socket "$dir/ietd.sock" "$@"; }
+printf 'secret-from-stdin\n' | adm --op new --tid=1 --user \
+	--params IncomingUser=joe --password-file=- >/dev/null
+printf 'secret-from-a-file\r\n' >"$dir/ann.secret"
+adm --op new --tid=1 --user --params IncomingUser=ann \
+	--password-file="$dir/ann.secret" >/dev/null
+saved=$(adm --op save)
+check "ietadm --password-file=- takes the secret from standard input" \
+	grep -q "IncomingUser joe secret-from-stdin$" <<<"$saved"
+check "ietadm --password-file takes the first line of a file" \
+	grep -q "IncomingUser ann secret-from-a-file$" <<<"$saved"
+err=$(printf 'a,b=c\n' | adm --op new --tid=1 --user \
+	--params IncomingUser=bob --password-file=- 2>&1)
+rc=$?
+check "a secret ietadm cannot pass is refused with one line" \
+	test "$rc" = 1 -a "$(wc -l <<<"$err")" = 1 -a -z "$(adm --op show --tid=1 --user | grep bob)"
+
 kill -TERM "$pid"
 for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 check "SIGTERM stops the daemon" bash -c "! kill -0 $pid 2>/dev/null"
 check "the pid file is removed at exit" test ! -e "$dir/pid"
 
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	# The state the ietd above left beside the socket, as ietd -u once did.
+	check "without -u the state file is beside the socket" \
+		test -s "$dir/ietd.state"
 	./ietd-fake -f -u nobody -c "$dir/ietd.conf" -p "$port" \
 		--socket "$dir/ietd.sock" >"$dir/log" 2>&1 &
 	pid=$!
@@ -53,8 +74,25 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	caps=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")
 	check "-u drops to the user" test "$uid" = "$(id -u nobody)"
 	check "-u keeps exactly CAP_NET_ADMIN" test "$caps" = 0000000000001000
+	obj/ietadm --socket "$dir/ietd.sock" --op update --tid=1 \
+		--params MaxSessions=7 >/dev/null
+	check "-u replaces its state file in a directory of its own" \
+		grep -q "MaxSessions 7" "$dir/state/ietd.state"
+	check "-u leaves no temporary state file behind" \
+		test "$(ls -A "$dir/state")" = ietd.state
+	check "-u moves the state an older ietd -u left beside the socket" \
+		test ! -e "$dir/ietd.state" -a \
+		-n "$(grep "state moved from $dir/ietd.state" "$dir/log")"
 	kill -TERM "$pid"
 	wait "$pid"
+
+	mkdir -m 700 "$dir/root-only"
+	./ietd-fake -f -u nobody -c "$dir/ietd.conf" -p "$port" \
+		--socket "$dir/ietd.sock" --state "$dir/root-only/ietd.state" \
+		>"$dir/log" 2>&1
+	rc=$?
+	check "--state the user cannot replace: no start, says where and why" \
+		test "$rc" != 0 -a -n "$(grep "$dir/root-only: cannot create ietd.state.new there: Permission denied" "$dir/log")"
 fi
 
 # Listening sockets on the port, from /proc (address:port in hex).
@@ -80,6 +118,50 @@ check "-a ADDR listens on that address only" \
 	test "$(listeners "$port")" = "0100007F:$(printf '%04X' "$port")"
 kill -TERM "$pid"
 wait "$pid"
+
+# Limits before login (ietd(8), LIMITS), each tried by a peer (flood.py).
+serve() {
+	for i in $(seq 50); do grep -q serving "$dir/log" && break; sleep 0.1; done
+}
+if command -v python3 >/dev/null; then
+	(ulimit -S -n 256; exec ./ietd-fake -f -c "$dir/ietd.conf" -p "$port" \
+		--socket "$dir/ietd.sock" >"$dir/log" 2>&1) &
+	pid=$!
+	serve
+	soft=$(awk '/^Max open files/ { print $4 }' "/proc/$pid/limits")
+	check "RLIMIT_NOFILE is raised to what the connection limits need" \
+		test "${soft:-0}" -ge 1104
+	check "one address holds at most 32 connections before login" \
+		test "$(./flood.py "$port" 40)" = "closed 8 kept 32"
+	kill -TERM "$pid"
+	wait "$pid"
+
+	(ulimit -n 200; exec ./ietd-fake -f -c "$dir/ietd.conf" -p "$port" \
+		--socket "$dir/ietd.sock" >"$dir/log" 2>&1) &
+	pid=$!
+	serve
+	check "a low hard RLIMIT_NOFILE lowers the connection limit to fit" \
+		grep -q "at most 120 connections in login or discovery" "$dir/log"
+	# 150 connections from 15 addresses: more than ietd takes in all.
+	./flood.py "$port" 150 --per-addr 10 --first 2 --hold 2 >"$dir/flood" &
+	fpid=$!
+	for i in $(seq 30); do test -s "$dir/flood" && break; sleep 0.1; done
+	check "peers from many addresses get 120 connections, no more" \
+		grep -qx "closed 30 kept 120" "$dir/flood"
+	check "ietadm is answered while peers hold every connection" \
+		test "$(obj/ietadm --socket "$dir/ietd.sock" --op show --tid=1 | head -1)" = "Wthreads=8"
+	wait "$fpid"
+	check "ietd never ran out of descriptors" \
+		bash -c '! grep -q "out of file descriptors" "$1"' _ "$dir/log"
+	if command -v iscsi-ls >/dev/null; then
+		check "discovery works again once the peers are gone" \
+			bash -c 'timeout 10 iscsi-ls "iscsi://127.0.0.1:$1" | grep -q Target:' _ "$port"
+	fi
+	kill -TERM "$pid"
+	wait "$pid"
+	check "ietd logged no sanitizer error under the floods" \
+		bash -c '! grep -q "Sanitizer\|runtime error" "$1"' _ "$dir/log"
+fi
 
 echo "daemon: $pass passed, $fail failed"
 [ "$fail" = 0 ]

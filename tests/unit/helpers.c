@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Shared test helpers: text, PDUs, a running core over loopback TCP. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -99,6 +100,12 @@ void config_of(struct config *cfg, const char *text)
 
 void fx_init(struct fixture *fx, const char *conf)
 {
+	fake_reset();
+	fx_init_on_kernel(fx, conf);
+}
+
+void fx_init_on_kernel(struct fixture *fx, const char *conf)
+{
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct kstate st;
 	socklen_t len = sizeof(sin);
@@ -107,12 +114,11 @@ void fx_init(struct fixture *fx, const char *conf)
 	struct config next;
 
 	memset(fx, 0, sizeof(*fx));
-	fake_reset();
 	if (kernel_open())
 		abort();
 	config_of(&next, conf);
 	kernel_dump(&st);
-	fx->rt.state.fd = -1;
+	fx->rt.state.dirfd = -1;
 	fx->rt.reg = &fx->reg;
 	if (runtime_start(&fx->rt, &next, &st, err, sizeof(err))) {
 		fprintf(stderr, "fx_init: %s\n", err);
@@ -146,13 +152,20 @@ void fx_free(struct fixture *fx)
 
 int fx_connect(struct fixture *fx)
 {
-	struct sockaddr_in sin;
+	return fx_connect_from(fx, "127.0.0.1");
+}
+
+int fx_connect_from(struct fixture *fx, const char *ip)
+{
+	struct sockaddr_in sin, from = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sin);
 	int c, s;
 
 	getsockname(fx->listen_fd, (struct sockaddr *)&sin, &len);
 	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c < 0 || connect(c, (struct sockaddr *)&sin, sizeof(sin)))
+	if (c < 0 || inet_pton(AF_INET, ip, &from.sin_addr) != 1 ||
+	    bind(c, (struct sockaddr *)&from, sizeof(from)) ||
+	    connect(c, (struct sockaddr *)&sin, sizeof(sin)))
 		abort();
 	s = accept4(fx->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (s < 0)
@@ -160,6 +173,84 @@ int fx_connect(struct fixture *fx)
 	server_accept(&fx->srv, s);
 	return c;
 }
+
+int fx_connect_as(struct fixture *fx, const char *ip, uint16_t port)
+{
+	struct sockaddr_storage peer;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&peer;
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int c, s;
+
+	memset(&peer, 0, sizeof(peer));
+	if (inet_pton(AF_INET6, ip, &s6->sin6_addr) != 1)
+		abort();
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	getsockname(fx->listen_fd, (struct sockaddr *)&sin, &len);
+	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (c < 0 || connect(c, (struct sockaddr *)&sin, sizeof(sin)))
+		abort();
+	s = accept4(fx->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (s < 0)
+		abort();
+	server_accept_from(&fx->srv, s, &peer);
+	return c;
+}
+
+#ifdef __SANITIZE_ADDRESS__
+/* From <sanitizer/allocator_interface.h>, which gcc does not install. */
+int __sanitizer_install_malloc_and_free_hooks(
+	void (*malloc_hook)(const volatile void *p, size_t size),
+	void (*free_hook)(const volatile void *p));
+size_t __sanitizer_get_allocated_size(const volatile void *p);
+
+static const char *watched;
+static size_t watched_hits;
+
+static void on_malloc(const volatile void *p, size_t size)
+{
+	(void)p;
+	(void)size;
+}
+
+static void on_free(const volatile void *p)
+{
+	const void *b = (const void *)p;
+
+	if (watched && b && memmem(b, __sanitizer_get_allocated_size(p),
+				   watched, strlen(watched)))
+		watched_hits++;
+}
+
+void freed_watch(const char *secret)
+{
+	static bool hooked;
+
+	if (!hooked &&
+	    !__sanitizer_install_malloc_and_free_hooks(on_malloc, on_free))
+		abort();
+	hooked = true;
+	watched = secret;
+	watched_hits = 0;
+}
+
+size_t freed_holding(void)
+{
+	watched = NULL;
+	return watched_hits;
+}
+#else
+void freed_watch(const char *secret)
+{
+	(void)secret;
+}
+
+size_t freed_holding(void)
+{
+	return 0;
+}
+#endif
 
 bool fx_run_until(struct fixture *fx, bool (*cond)(void *), void *arg)
 {

@@ -55,13 +55,30 @@ struct fixture {
 
 /* conf: ietd.conf text; the fake kernel gets its targets and LUNs. */
 void fx_init(struct fixture *fx, const char *conf);
+/* The same, starting on what the fake kernel already has (a restart). */
+void fx_init_on_kernel(struct fixture *fx, const char *conf);
 void fx_free(struct fixture *fx);
 /* A client connection to the server; returns the initiator's socket. */
 int fx_connect(struct fixture *fx);
+/* The same from a loopback address of the test's choice (127.x.y.z). */
+int fx_connect_from(struct fixture *fx, const char *ip);
+/*
+ * A loopback connection that ietd takes as coming from the IPv6 address
+ * ip, port port: addresses no test host has (other /64s, link-local).
+ */
+int fx_connect_as(struct fixture *fx, const char *ip, uint16_t port);
 /* Run the loop until cond(arg) or about two seconds have passed. */
 bool fx_run_until(struct fixture *fx, bool (*cond)(void *), void *arg);
 /* Run the loop for a while (to let ietd act on what it has). */
 void fx_run(struct fixture *fx, int iterations);
+
+/*
+ * Count the blocks given back to the allocator while they still hold
+ * secret, from now until freed_holding() (ASan builds: its free hook sees
+ * each block before it goes; without ASan nothing is seen, 0).
+ */
+void freed_watch(const char *secret);
+size_t freed_holding(void);
 
 /* Send a PDU: BHS, data and padding. */
 int send_pdu(int fd, const uint8_t *bhs, const void *data, size_t len);

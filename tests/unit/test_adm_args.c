@@ -181,3 +181,52 @@ TEST(adm_request_formats_to_what_ietd_parses)
 	CHECK_STR(back.target, "iqn.2001-04.com.example:x");
 	CHECK_STR(back.params, "IncomingUser=u,Password=p");
 }
+
+TEST(adm_password_file_adds_the_secret_as_the_password)
+{
+	struct adm_args a;
+
+	REQUIRE_EQ(PARSE(&a, "--op", "new", "--tid=1", "--user",
+			 "--params=IncomingUser=joe", "--password-file=-"),
+		   ADM_RUN);
+	CHECK_STR(a.password_file, "-");
+	REQUIRE(adm_add_secret(&a, "secret secret", err, sizeof(err)) == 0);
+	CHECK_STR(a.req.params, "IncomingUser=joe,Password=secret secret");
+	/* A secret given twice is refused, not one of them taken. */
+	REQUIRE_EQ(PARSE(&a, "--op", "new", "--user",
+			 "--params=IncomingUser=joe,password=x",
+			 "--password-file=/etc/iet/joe"), ADM_RUN);
+	CHECK(adm_add_secret(&a, "secretsecret", err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "Password= already");
+}
+
+TEST(adm_password_file_secret_that_params_cannot_carry_is_refused)
+{
+	struct adm_args a;
+	char longer[300];
+
+	REQUIRE_EQ(PARSE(&a, "--op", "new", "--user",
+			 "--params=OutgoingUser=tgt", "--password-file=f"),
+		   ADM_RUN);
+	CHECK(adm_add_secret(&a, "", err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "no secret");
+	CHECK(adm_add_secret(&a, "a,b=c", err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "comma");
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	CHECK(adm_add_secret(&a, longer, err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "longer than 255");
+	CHECK_STR(a.req.params, "OutgoingUser=tgt");
+}
+
+TEST(adm_password_file_goes_with_adding_an_account_only)
+{
+	struct adm_args a;
+
+	CHECK_EQ(PARSE(&a, "--op", "delete", "--user",
+		       "--params=IncomingUser=joe", "--password-file=-"),
+		 ADM_ERROR);
+	CHECK_CONTAINS(err, "--password-file goes with --op new --user");
+	CHECK_EQ(PARSE(&a, "--op", "new", "--tid=1", "--password-file=-"),
+		 ADM_ERROR);
+}

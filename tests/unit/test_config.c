@@ -698,3 +698,44 @@ TEST(lun_configured_scsi_id_is_kept_and_gives_the_serial)
 	CHECK_STR(a.scsi_id, "myid");
 	CHECK_STR(a.scsi_sn, "myid");
 }
+
+#define OUT_SECRET	"Outgoing-secret-4711"
+
+/* Targets enough for their array to grow several times. */
+static char *many_targets_with_secrets(void)
+{
+	static char text[8192];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 24; i++)
+		n += snprintf(text + n, sizeof(text) - n,
+			      "Target iqn.2001-04.com.example:t%d\n"
+			      " OutgoingUser out%d " OUT_SECRET "\n", i, i);
+	return text;
+}
+
+/*
+ * A target holds its outgoing secret inline: arrays of them that grew
+ * with realloc() left the secrets of every target before in freed memory.
+ */
+TEST(config_targets_growing_or_going_leave_no_copy_of_their_secrets)
+{
+	const char *text = many_targets_with_secrets();
+	struct config a, b;
+
+	freed_watch(OUT_SECRET);
+	REQUIRE(config_parse(text, strlen(text), "x", &a, err,
+			     sizeof(err)) == 0);
+	CHECK_EQ(freed_holding(), 0);
+	REQUIRE_EQ(a.nr_targets, 24);
+	freed_watch(OUT_SECRET);
+	REQUIRE(config_copy(&b, &a) == 0);
+	CHECK_EQ(freed_holding(), 0);
+	/* The last target moves down: its old place held its secret. */
+	freed_watch(OUT_SECRET);
+	config_del_target(&b, 1);
+	config_free(&b);
+	config_free(&a);
+	CHECK_EQ(freed_holding(), 0);
+}

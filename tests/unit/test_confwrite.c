@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Writing the model back (ietadm --op save, the state file), round trips. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "confwrite.h"
 #include "helpers.h"
+#include "log.h"
+#include "runtime.h"
 #include "state.h"
 #include "test.h"
 
@@ -254,5 +260,374 @@ TEST(state_file_cut_short_is_refused)
 	config_free(&a);
 	state_close(&s);
 	unlink(path);
+	rmdir(dir);
+}
+
+/* The names in dir, sorted by readdir order, as "a b ". */
+static const char *names_in(const char *dir)
+{
+	static char names[512];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+
+	names[0] = '\0';
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n += snprintf(names + n, sizeof(names) - n, "%s ",
+				      e->d_name);
+	if (d)
+		closedir(d);
+	return names;
+}
+
+TEST(state_save_cut_short_keeps_the_previous_state_whole)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct rlimit lim, old;
+	struct config a, b;
+	struct stat st;
+	struct state s;
+	int ret;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	config_of(&a, "Target " TARGET2 "\n IncomingUser joe secretsecret-1\n");
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	config_free(&a);
+	REQUIRE(stat(path, &st) == 0);
+	/* The disk fills up (or ietd dies) half way through the next save. */
+	config_of(&a, RICH);
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim = old;
+	lim.rlim_cur = st.st_size + 64;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	ret = state_save(&s, &a, err, sizeof(err));
+	setrlimit(RLIMIT_FSIZE, &old);
+	CHECK(ret < 0);
+	CHECK_CONTAINS(err, "write");
+	/* The state before is all there, CHAP account included. */
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	REQUIRE_EQ(b.nr_targets, 1);
+	CHECK_STR(b.targets[0].name, TARGET2);
+	CHECK_EQ(b.targets[0].auth.nr_incoming, 1);
+	CHECK_STR(names_in(dir), STATE_NAME " ");
+	config_free(&b);
+	config_free(&a);
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(state_save_replaces_the_file_by_rename_and_leaves_nothing_else)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct stat before, after;
+	struct config a;
+	struct state s;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	config_of(&a, RICH);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	REQUIRE(stat(path, &before) == 0);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	REQUIRE(stat(path, &after) == 0);
+	/* A new file each time: the old one was never opened for writing. */
+	CHECK(before.st_ino != after.st_ino);
+	CHECK_EQ(after.st_mode & 0777, 0600);
+	CHECK_STR(names_in(dir), STATE_NAME " ");
+	config_free(&a);
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(state_temporary_file_left_by_a_crash_is_ignored_then_replaced)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128], tmp[160];
+	struct config a, b;
+	struct state s;
+	int fd;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	config_of(&a, RICH);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	/* Killed after writing half a temporary file. */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, "Target half", 11) == 11);
+	close(fd);
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	same_config(&a, &b);
+	config_free(&b);
+	REQUIRE(state_save(&s, &a, err, sizeof(err)) == 0);
+	CHECK_STR(names_in(dir), STATE_NAME " ");
+	config_free(&a);
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * In a directory the unprivileged ietd user owns, root opens the state
+ * file first: what that user puts there must neither block start-up nor
+ * lead root to another file.
+ */
+TEST(state_file_that_is_a_fifo_is_refused_without_blocking)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct config b;
+	struct state s;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	/* Before, open() waited for a writer: the test's alarm ended it. */
+	CHECK(state_open(&s, path, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "not a regular file");
+	CHECK_EQ(s.dirfd, -1);
+	/* Planted after start-up, state_load() refuses it the same way. */
+	unlink(path);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	unlink(path);
+	REQUIRE(mkfifo(path, 0600) == 0);
+	CHECK_EQ(state_load(&s, &b, err, sizeof(err)), -EINVAL);
+	CHECK_CONTAINS(err, "not a regular file");
+	state_close(&s);
+	unlink(path);
+	rmdir(dir);
+}
+
+TEST(state_file_with_a_second_name_is_refused_and_left_as_it_was)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128], other[128];
+	struct config b;
+	struct state s;
+	struct stat st;
+	int fd;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	/* Another file (root's, say), linked where the state file goes. */
+	snprintf(other, sizeof(other), "%s/other", dir);
+	fd = open(other, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	REQUIRE(fd >= 0);
+	REQUIRE(write(fd, "not ietd's\n", 11) == 11);
+	REQUIRE(fchmod(fd, 0644) == 0);
+	close(fd);
+	REQUIRE(link(other, path) == 0);
+	CHECK(state_open(&s, path, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "hard links");
+	/* Before, it was chmod'ed to 0600. */
+	REQUIRE(stat(other, &st) == 0);
+	CHECK_EQ(st.st_mode & 0777, 0644);
+	CHECK_EQ(st.st_size, 11);
+	/* Linked after start-up, it is not read either. */
+	unlink(path);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	unlink(path);
+	REQUIRE(link(other, path) == 0);
+	CHECK_EQ(state_load(&s, &b, err, sizeof(err)), -EMLINK);
+	CHECK_CONTAINS(err, "hard links");
+	state_close(&s);
+	unlink(path);
+	unlink(other);
+	rmdir(dir);
+}
+
+static char logged[2048];
+
+static void hook(int prio, const char *msg)
+{
+	size_t n = strlen(logged);
+
+	(void)prio;
+	snprintf(logged + n, sizeof(logged) - n, "%s\n", msg);
+}
+
+TEST(state_in_place_but_directory_not_synced_is_not_called_unwritten)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", path[128];
+	struct runtime rt;
+	struct config b;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	memset(&rt, 0, sizeof(rt));
+	REQUIRE(state_open(&rt.state, path, err, sizeof(err)) == 0);
+	/* A directory that renameat() takes but fsync() refuses (EBADF). */
+	close(rt.state.dirfd);
+	rt.state.dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	REQUIRE(rt.state.dirfd >= 0);
+	config_of(&rt.cfg, RICH);
+	CHECK_EQ(state_save(&rt.state, &rt.cfg, err, sizeof(err)),
+		 STATE_UNSYNCED);
+	CHECK_CONTAINS(err, "syncing its directory");
+	log_set_hook(hook);
+	runtime_persist(&rt);
+	log_set_hook(NULL);
+	CHECK_CONTAINS(logged,
+		       "state file written, but the directory sync failed");
+	CHECK(!strstr(logged, "not written"));
+	/* It is there all the same. */
+	state_close(&rt.state);
+	REQUIRE(state_open(&rt.state, path, err, sizeof(err)) == 0);
+	REQUIRE(state_load(&rt.state, &b, err, sizeof(err)) == 0);
+	same_config(&rt.cfg, &b);
+	config_free(&b);
+	config_free(&rt.cfg);
+	state_close(&rt.state);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A state file at path holding conf, written as ietd writes it. */
+static void state_file_of(const char *path, const char *conf)
+{
+	struct config a;
+	struct state s;
+
+	if (state_open(&s, path, err, sizeof(err)))
+		abort();
+	config_of(&a, conf);
+	a.targets[0].origin = ORIGIN_ADMIN;
+	if (state_save(&s, &a, err, sizeof(err)))
+		abort();
+	config_free(&a);
+	state_close(&s);
+}
+
+/* An upgrade to an ietd -u that keeps its state in state/ of its own. */
+TEST(state_of_an_older_ietd_is_read_and_removed_only_once_saved_anew)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", sub[64], old[128], path[128];
+	struct rlimit lim, saved;
+	struct config b;
+	struct state s;
+	int ret;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(old, sizeof(old), "%s/%s", dir, STATE_NAME);
+	state_file_of(old, RICH);
+	snprintf(sub, sizeof(sub), "%s/state", dir);
+	REQUIRE(mkdir(sub, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/%s", sub, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	REQUIRE(state_migrate_from(&s, old, err, sizeof(err)) == 0);
+	/* Before, the new file was empty: no state, the targets were lost. */
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	CHECK_EQ(b.targets[0].origin, ORIGIN_ADMIN);
+	CHECK_EQ(b.targets[0].auth.nr_incoming, 2);
+	CHECK(access(old, F_OK) == 0);
+	/* A save cut short leaves the only whole copy where it was. */
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &saved);
+	lim = saved;
+	lim.rlim_cur = 64;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	ret = state_save(&s, &b, err, sizeof(err));
+	setrlimit(RLIMIT_FSIZE, &saved);
+	CHECK(ret < 0);
+	CHECK(access(old, F_OK) == 0);
+	/* Saved whole and synced: the old file goes. */
+	REQUIRE(state_save(&s, &b, err, sizeof(err)) == 0);
+	CHECK(access(old, F_OK) != 0);
+	CHECK_STR(names_in(dir), "state ");
+	config_free(&b);
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	CHECK_EQ(b.targets[0].auth.nr_incoming, 2);
+	config_free(&b);
+	/* Once the new file holds the state, an old one is not read. */
+	state_file_of(old, "Target " TARGET2 "\n");
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	CHECK_STR(b.targets[0].name, TARGET1);
+	config_free(&b);
+	state_close(&s);
+	unlink(old);
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+}
+
+TEST(state_of_an_older_ietd_stays_while_the_new_file_is_not_synced)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", sub[64], old[128], path[128];
+	struct config b;
+	struct state s;
+
+	REQUIRE(mkdtemp(dir));
+	snprintf(old, sizeof(old), "%s/%s", dir, STATE_NAME);
+	state_file_of(old, RICH);
+	snprintf(sub, sizeof(sub), "%s/state", dir);
+	REQUIRE(mkdir(sub, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/%s", sub, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	REQUIRE(state_migrate_from(&s, old, err, sizeof(err)) == 0);
+	REQUIRE(state_load(&s, &b, err, sizeof(err)) == 0);
+	/* Renamed into place, but a crash could still undo it. */
+	close(s.dirfd);
+	s.dirfd = open(sub, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	REQUIRE(s.dirfd >= 0);
+	CHECK_EQ(state_save(&s, &b, err, sizeof(err)), STATE_UNSYNCED);
+	CHECK(access(old, F_OK) == 0);
+	config_free(&b);
+	state_close(&s);
+	unlink(old);
+	unlink(path);
+	rmdir(sub);
+	rmdir(dir);
+}
+
+/* In a child that runs as nobody: state_check()'s result. */
+static int check_as_nobody(struct state *s)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(99);
+		_exit(state_check(s, err, sizeof(err)) ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST(state_directory_of_its_own_lets_an_unprivileged_ietd_replace_the_file)
+{
+	char dir[] = "/tmp/iet-state-XXXXXX", sub[64], path[128];
+	struct state s;
+	struct stat st;
+
+	if (geteuid() != 0)
+		return;		/* needs root to change users */
+	REQUIRE(mkdtemp(dir));
+	/* The socket's directory is root's: nobody cannot replace a file there. */
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	CHECK_EQ(check_as_nobody(&s), 1);
+	state_close(&s);
+	unlink(path);
+	/* Its own directory inside that one works. */
+	snprintf(sub, sizeof(sub), "%s/state", dir);
+	REQUIRE(state_prepare_dir(sub, 65534, 65534, err, sizeof(err)) == 0);
+	REQUIRE(stat(sub, &st) == 0);
+	CHECK_EQ(st.st_uid, 65534);
+	CHECK_EQ(st.st_mode & 0777, 0700);
+	snprintf(path, sizeof(path), "%s/%s", sub, STATE_NAME);
+	REQUIRE(state_open(&s, path, err, sizeof(err)) == 0);
+	CHECK_EQ(check_as_nobody(&s), 0);
+	state_close(&s);
+	unlink(path);
+	rmdir(sub);
 	rmdir(dir);
 }

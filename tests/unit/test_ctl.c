@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The ietadm protocol and ietd's operations, on the fake kernel. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -298,5 +300,225 @@ TEST(ctl_socket_serves_a_request_and_closes)
 	snprintf(sock, sizeof(sock), "%s/run", path);
 	rmdir(sock);
 	rmdir(path);
+	cf_free(&f);
+}
+
+/* Send a request on the socket and read the whole answer into buf. */
+static size_t ask(struct cfx *f, const char *sock, const char *req, char *buf,
+		  size_t len)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	size_t have = 0;
+	int fd, i;
+
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    send(fd, req, strlen(req), 0) != (ssize_t)strlen(req))
+		abort();
+	fx_run_until(&f->fx, got_reply, &fd);
+	for (i = 0; i < 200 && have < len - 1; i++) {
+		ssize_t n = recv(fd, buf + have, len - 1 - have, MSG_DONTWAIT);
+
+		if (n == 0)
+			break;
+		if (n > 0)
+			have += n;
+		else
+			loop_run_once(&f->fx.loop, 5);
+	}
+	buf[have] = '\0';
+	close(fd);
+	return have;
+}
+
+/*
+ * A reload of a configuration file that cannot be opened fails with
+ * "PATH: cannot open: ...": the path sets the error line's length.
+ */
+static void reload_error_of_length(size_t want)
+{
+	static const char req[] = "IETCTL 2\nop=reload\n\n";
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64], path[1024];
+	char expect[1024], rsp[2048];
+	struct config cfg;
+	struct cfx f;
+	struct ctl ctl;
+	size_t extra, n;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err, sizeof(err)) == 0);
+	/* What the message adds to the path, from a short one. */
+	REQUIRE(config_load("/nonexistent/x", &cfg, expect, sizeof(expect)));
+	extra = strlen(expect) - strlen("/nonexistent/x");
+	REQUIRE(want > extra + 20 && want - extra < sizeof(path));
+	n = snprintf(path, sizeof(path), "/nonexistent/");
+	while (n < want - extra) {
+		/* Components short enough that open() says ENOENT. */
+		path[n] = (n % 100 == 99) ? '/' : 'a';
+		path[++n] = '\0';
+	}
+	path[n - 1] = 'z';
+	f.fx.rt.config_path = path;
+	REQUIRE(config_load(path, &cfg, expect, sizeof(expect)));
+	REQUIRE_EQ(strlen(expect), want);
+	/* ietd's error lines hold 511 characters; longer ones are cut. */
+	expect[511] = '\0';
+	snprintf(rsp, sizeof(rsp), "IETCTL 2 %d\n%s\n", ENOENT, expect);
+	strcpy(expect, rsp);
+	ask(&f, sock, req, rsp, sizeof(rsp));
+	CHECK_STR(rsp, expect);
+	ctl_close(&ctl);
+	rmdir(dir);
+	cf_free(&f);
+}
+
+TEST(ctl_error_line_of_510_characters_is_answered_whole)
+{
+	reload_error_of_length(510);
+}
+
+TEST(ctl_error_line_of_511_characters_is_answered_whole)
+{
+	reload_error_of_length(511);
+}
+
+TEST(ctl_error_line_longer_than_511_characters_is_cut_at_511)
+{
+	reload_error_of_length(512);
+	reload_error_of_length(700);
+}
+
+/* Take every free descriptor below a lowered RLIMIT_NOFILE; how many. */
+static int exhaust_descriptors(struct rlimit *saved)
+{
+	struct rlimit r;
+	int fd, n = 0;
+
+	getrlimit(RLIMIT_NOFILE, saved);
+	fd = open("/dev/null", O_RDONLY);
+	/* Room for what is open now and a few more, no more. */
+	r = *saved;
+	r.rlim_cur = fd + 8;
+	close(fd);
+	setrlimit(RLIMIT_NOFILE, &r);
+	while (open("/dev/null", O_RDONLY) >= 0)
+		n++;
+	return n;
+}
+
+TEST(ctl_out_of_descriptors_sheds_the_connection_and_does_not_spin)
+{
+	struct cfx f;
+	struct ctl ctl;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64], c;
+	struct rlimit saved;
+	int fd, i, events = 0;
+	ssize_t n;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err, sizeof(err)) == 0);
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	REQUIRE(fd >= 0);
+	REQUIRE(exhaust_descriptors(&saved) > 0);
+	REQUIRE(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+	/* ietd cannot accept it: it must drop it, not see it forever. */
+	for (i = 0; i < 20; i++)
+		events += loop_run_once(&f.fx.loop, 5);
+	CHECK(events <= 2);
+	n = recv(fd, &c, 1, MSG_DONTWAIT);
+	CHECK(n == 0 || (n < 0 && errno == ECONNRESET));
+	setrlimit(RLIMIT_NOFILE, &saved);
+	close(fd);
+	ctl_close(&ctl);
+	rmdir(dir);
+	cf_free(&f);
+}
+
+TEST(ctl_out_of_descriptors_without_a_spare_waits_for_the_tick)
+{
+	struct cfx f;
+	struct ctl ctl;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64];
+	struct rlimit saved;
+	int fd, i, events = 0;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err,
+			 sizeof(err)) == 0);
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	REQUIRE(fd >= 0);
+	spare_close(&ctl.spare);
+	REQUIRE(exhaust_descriptors(&saved) > 0);
+	REQUIRE(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+	/* No spare to shed it with: not polled until the tick. */
+	for (i = 0; i < 20; i++)
+		events += loop_run_once(&f.fx.loop, 5);
+	CHECK(events <= 2);
+	CHECK(ctl.paused);
+	setrlimit(RLIMIT_NOFILE, &saved);
+	ctl_tick(&ctl, now_ms());
+	CHECK(!ctl.paused);
+	for (i = 0; i < 20 && !ctl.nr_clients; i++)
+		loop_run_once(&f.fx.loop, 5);
+	CHECK_EQ(ctl.nr_clients, 1);
+	close(fd);
+	ctl_close(&ctl);
+	rmdir(dir);
+	cf_free(&f);
+}
+
+static bool answered(int fd)
+{
+	char c;
+
+	return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 1;
+}
+
+TEST(ctl_clients_beyond_the_cap_wait_their_turn_unaccepted)
+{
+	struct cfx f;
+	struct ctl ctl;
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64];
+	static const char req[] = "IETCTL 2\nop=show\ntid=1\n\n";
+	int fd[CTL_CLIENTS_MAX + 1], i;
+
+	cf_init(&f);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err, sizeof(err)) == 0);
+	strcpy(sun.sun_path, sock);
+	/* As many as the cap, connected and silent. */
+	for (i = 0; i <= CTL_CLIENTS_MAX; i++) {
+		fd[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+		REQUIRE(connect(fd[i], (struct sockaddr *)&sun,
+				sizeof(sun)) == 0);
+		fx_run(&f.fx, 2);
+	}
+	CHECK_EQ(ctl.nr_clients, CTL_CLIENTS_MAX);
+	/* One more asks: it waits, unaccepted... */
+	REQUIRE(send(fd[CTL_CLIENTS_MAX], req, strlen(req), 0) ==
+		(ssize_t)strlen(req));
+	fx_run(&f.fx, 20);
+	CHECK(!answered(fd[CTL_CLIENTS_MAX]));
+	/* ...until one of the others goes. */
+	close(fd[0]);
+	fx_run(&f.fx, 20);
+	CHECK(answered(fd[CTL_CLIENTS_MAX]));
+	for (i = 1; i <= CTL_CLIENTS_MAX; i++)
+		close(fd[i]);
+	ctl_close(&ctl);
+	rmdir(dir);
 	cf_free(&f);
 }

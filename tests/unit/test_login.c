@@ -1068,3 +1068,131 @@ TEST(login_abandoned_before_the_end_keeps_no_tsih)
 	CHECK_EQ(f.reg.nr, 0);
 	lf_free(&f);
 }
+
+/* A second login sharing f's configuration and registry. */
+static void lf_second(struct lfx *b, struct lfx *a)
+{
+	struct login_env env = { 0 };
+
+	memset(b, 0, sizeof(*b));
+	env.cfg = &a->cfg;
+	env.reg = &a->reg;
+	b->l = login_new(&env, 900);
+}
+
+/* A login's first request: security stage, on to the operational one. */
+static enum login_result first_request(struct lfx *f, uint16_t tsih,
+				       uint16_t cid, uint8_t isid5)
+{
+	struct login_req r;
+	struct text t;
+
+	login_req_init(&r, true, STAGE_SECURITY, STAGE_OPERATIONAL);
+	r.tsih = tsih;
+	r.cid = cid;
+	r.isid[5] = isid5;
+	text_of(&t, "InitiatorName=" INITIATOR, "TargetName=" TARGET1,
+		"AuthMethod=None", NULL);
+	return step(f, &r, &t);
+}
+
+/* Its last request: operational stage, on to full feature phase. */
+static enum login_result last_request(struct lfx *f, uint16_t tsih,
+				      uint16_t cid, uint8_t isid5)
+{
+	struct login_req r;
+	struct text t;
+
+	login_req_init(&r, true, STAGE_OPERATIONAL, STAGE_FFP);
+	r.tsih = tsih;
+	r.cid = cid;
+	r.isid[5] = isid5;
+	text_of(&t, "DefaultTime2Retain=0", NULL);
+	return step(f, &r, &t);
+}
+
+TEST(login_interleaved_leading_logins_cannot_both_pass_max_sessions)
+{
+	struct lfx a, b;
+
+	lf_init(&a, "Target " TARGET1 "\n MaxSessions 1\n");
+	lf_second(&b, &a);
+	/* Both start while the target has no session: both may go on. */
+	REQUIRE_EQ(first_request(&a, 0, 0, 1), LOGIN_CONTINUE);
+	REQUIRE_EQ(first_request(&b, 0, 0, 2), LOGIN_CONTINUE);
+	REQUIRE_EQ(last_request(&a, 0, 0, 1), LOGIN_DONE);
+	/* a's session has the only place now. */
+	CHECK_EQ(last_request(&b, 0, 0, 2), LOGIN_FAILED);
+	CHECK_EQ(b.rsp.status, LS_NO_RESOURCES);
+	CHECK_CONTAINS(login_error(b.l), "MaxSessions=1");
+	CHECK_EQ(registry_count(&a.reg, 1), 1);
+	login_free(b.l);
+	registry_drop(&a.reg, login_outcome(a.l)->reserved);
+	lf_free(&a);
+}
+
+TEST(login_interleaved_connection_logins_cannot_both_pass_max_connections)
+{
+	struct lfx a, b;
+	struct reg_session *s;
+	uint16_t tsih;
+
+	lf_init(&a, CONF);
+	s = live_session(&a, 2);	/* CID 0, room for one more */
+	tsih = reg_tsih(s);
+	lf_second(&b, &a);
+	REQUIRE_EQ(first_request(&a, tsih, 1, 0x9a), LOGIN_CONTINUE);
+	REQUIRE_EQ(first_request(&b, tsih, 2, 0x9a), LOGIN_CONTINUE);
+	REQUIRE_EQ(last_request(&a, tsih, 1, 0x9a), LOGIN_DONE);
+	CHECK_EQ(registry_conns(s), 2);
+	CHECK_EQ(last_request(&b, tsih, 2, 0x9a), LOGIN_FAILED);
+	CHECK_EQ(b.rsp.status, LS_TOO_MANY_CONNS);
+	CHECK_CONTAINS(login_error(b.l), "MaxConnections=2");
+	login_free(b.l);
+	/* a's connection never reached the kernel: its place is free again. */
+	login_release(a.l);
+	CHECK_EQ(registry_conns(s), 1);
+	lf_free(&a);
+}
+
+TEST(login_abandoned_connection_login_gives_its_cid_back)
+{
+	struct lfx a, b;
+	struct reg_session *s;
+	uint16_t tsih;
+
+	lf_init(&a, CONF);
+	s = live_session(&a, 2);
+	tsih = reg_tsih(s);
+	REQUIRE_EQ(first_request(&a, tsih, 1, 0x9a), LOGIN_CONTINUE);
+	REQUIRE_EQ(last_request(&a, tsih, 1, 0x9a), LOGIN_DONE);
+	CHECK(login_outcome(a.l)->cid_reserved);
+	login_release(a.l);
+	CHECK_EQ(registry_conns(s), 1);
+	lf_second(&b, &a);
+	REQUIRE_EQ(first_request(&b, tsih, 2, 0x9a), LOGIN_CONTINUE);
+	CHECK_EQ(last_request(&b, tsih, 2, 0x9a), LOGIN_DONE);
+	login_release(b.l);
+	login_free(b.l);
+	lf_free(&a);
+}
+
+TEST(login_same_cid_in_two_logins_at_once_lets_one_through)
+{
+	struct lfx a, b;
+	struct reg_session *s;
+	uint16_t tsih;
+
+	lf_init(&a, CONF);
+	s = live_session(&a, 4);
+	tsih = reg_tsih(s);
+	lf_second(&b, &a);
+	REQUIRE_EQ(first_request(&a, tsih, 3, 0x9a), LOGIN_CONTINUE);
+	REQUIRE_EQ(first_request(&b, tsih, 3, 0x9a), LOGIN_CONTINUE);
+	REQUIRE_EQ(last_request(&a, tsih, 3, 0x9a), LOGIN_DONE);
+	CHECK_EQ(last_request(&b, tsih, 3, 0x9a), LOGIN_FAILED);
+	CHECK_CONTAINS(login_error(b.l), "connection 3");
+	login_free(b.l);
+	login_release(a.l);
+	lf_free(&a);
+}

@@ -530,6 +530,37 @@ TEST(ops_show_json_for_every_form)
 	of_free(&f);
 }
 
+TEST(ops_show_json_gives_the_sid_as_a_string_too)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+	/* Beyond 2^53: a double (jq, JavaScript) cannot hold it exactly. */
+	uint64_t sid = make_sid(0x80123456789aull, 0xfffe);
+	char want[128];
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, sid, INITIATOR, NULL, &cid, 1) == 0);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_JSON }) == 0);
+	snprintf(want, sizeof(want), "\"sid\":%llu,\"sid_str\":\"%llu\",",
+		 (unsigned long long)sid, (unsigned long long)sid);
+	CHECK_CONTAINS(f.out.buf, want);
+	of_free(&f);
+}
+
+TEST(ops_show_json_of_a_path_that_is_not_utf8_stays_json)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 1, .lun = 5,
+			.params = "Path=/srv/caf\xe9.img" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN | CTL_F_JSON,
+			1, .lun = 5 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "\"path\":\"/srv/caf\\u00e9.img\"");
+	CHECK(!strchr(f.out.buf, '\xe9'));
+	of_free(&f);
+}
+
 /* ---------------------------------------------------------------- save */
 
 TEST(ops_save_writes_the_running_configuration_with_runtime_changes)
@@ -618,6 +649,54 @@ TEST(ops_reload_refusals_are_reported_and_the_rest_applied)
 }
 
 /* ---------------------------------------------------------------- restart */
+
+/*
+ * ietd -u kept its state beside the socket, then in state/ of its own: an
+ * upgrade must not lose the targets and CHAP accounts made with ietadm.
+ */
+TEST(ops_upgrade_to_a_state_directory_keeps_what_ietadm_did)
+{
+	char sub[96], path[128], old[sizeof(((struct state *)0)->path)];
+	struct config next, prev;
+	struct runtime rt2;
+	struct kstate st;
+	struct ofx f;
+	const struct target_conf *t;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 0,
+			.params = "Name=" NEWT }) == 0);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 2,
+			.params = "IncomingUser=joe,Password=secretsecret1" }) == 0);
+	snprintf(old, sizeof(old), "%s", f.fx.rt.state.path);
+
+	/* Restarted as the new ietd -u: an empty state/ietd.state. */
+	memset(&rt2, 0, sizeof(rt2));
+	snprintf(sub, sizeof(sub), "%s/state", f.dir);
+	REQUIRE(mkdir(sub, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/%s", sub, STATE_NAME);
+	REQUIRE(state_open(&rt2.state, path, err, sizeof(err)) == 0);
+	REQUIRE(state_migrate_from(&rt2.state, old, err, sizeof(err)) == 0);
+	config_of(&next, CONF);
+	kernel_dump(&st);
+	REQUIRE(runtime_start(&rt2, &next, &st, err, sizeof(err)) == 0);
+	kstate_free(&st);
+	t = config_target_by_name(&rt2.cfg, NEWT);
+	REQUIRE(t != NULL);
+	CHECK_EQ(t->origin, ORIGIN_ADMIN);
+	REQUIRE_EQ(t->auth.nr_incoming, 1);
+	CHECK_STR(t->auth.incoming[0].user, "joe");
+	CHECK_EQ(fake_count(F_TARGET_DEL), 0);
+	/* Saved at start in the new place; the old file gone after that. */
+	CHECK(access(old, F_OK) != 0);
+	REQUIRE(state_load(&rt2.state, &prev, err, sizeof(err)) == 0);
+	t = config_target_by_name(&prev, NEWT);
+	CHECK(t && t->auth.nr_incoming == 1);
+	config_free(&prev);
+	config_free(&rt2.cfg);
+	state_close(&rt2.state);
+	of_free(&f);
+}
 
 TEST(ops_state_file_remembers_what_ietadm_did_across_a_restart)
 {

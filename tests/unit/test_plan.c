@@ -287,7 +287,7 @@ TEST(plan_adopts_kernel_targets_it_knows_nothing_about)
 	CHECK_EQ(t->keys[IET_KEY_MAX_BURST], 4096);
 	CHECK_EQ(t->origin, ORIGIN_KERNEL);
 	CHECK_CONTAINS(format(&p), "tid 9 " OTHER
-		       ": in the kernel but not in the configuration: served as it runs");
+		       ": in the kernel but in neither the configuration nor the state file: logins refused until it is configured again");
 	plan_free(&p);
 	config_free(&model);
 	fake_reset();

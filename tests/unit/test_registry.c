@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Sessions ietd knows: TSIH allocation, lookups, kernel state and events. */
+#include <errno.h>
+
 #include "helpers.h"
 #include "registry.h"
 #include "test.h"
@@ -166,5 +168,39 @@ TEST(registry_relearning_keeps_reservations_and_discovery_sessions)
 	registry_reserve(&r, 0, 0x11, INITIATOR, true);
 	REQUIRE(registry_learn(&r, &st) == 0);
 	CHECK_EQ(r.nr, 2);
+	registry_free(&r);
+}
+
+TEST(registry_cid_reservation_counts_until_released_and_survives_a_resync)
+{
+	struct registry r;
+	struct kstate st;
+	struct ktarget kt = { .tid = 1 };
+	struct ksession ks = { .sid = make_sid(5, 1) };
+	struct kconn kc = { .cid = 0 };
+	struct reg_session *s;
+
+	strcpy(ks.initiator, INITIATOR);
+	ks.conns = &kc;
+	ks.nr_conns = 1;
+	kt.sessions = &ks;
+	kt.nr_sessions = 1;
+	st.targets = &kt;
+	st.nr_targets = 1;
+	registry_init(&r);
+	REQUIRE(registry_learn(&r, &st) == 0);
+	s = registry_find(&r, 1, ks.sid);
+	REQUIRE(s != NULL);
+	CHECK_EQ(registry_reserve_cid(s, 1), 0);
+	CHECK_EQ(registry_reserve_cid(s, 1), -EBUSY);
+	CHECK_EQ(registry_conns(s), 2);
+	/* Events were lost: the kernel's sessions are read again. */
+	REQUIRE(registry_learn(&r, &st) == 0);
+	s = registry_find(&r, 1, ks.sid);
+	CHECK_EQ(registry_conns(s), 2);
+	registry_release_cid(&r, 1, ks.sid, 1);
+	CHECK_EQ(registry_conns(s), 1);
+	/* Released after its session ended: nothing to do, no crash. */
+	registry_release_cid(&r, 1, make_sid(9, 9), 1);
 	registry_free(&r);
 }

@@ -270,6 +270,8 @@ TEST(session_added_connection_reaches_the_existing_session)
 	CHECK_EQ(cn->cid, 1);
 	CHECK_EQ(cn->keys[IET_KEY_MAX_BURST], 65536);
 	CHECK(registry_has_cid(registry_find(&fx.reg, 1, sid), 1));
+	/* Its reservation became the connection: two, not three. */
+	CHECK_EQ(registry_conns(registry_find(&fx.reg, 1, sid)), 2);
 	free(p.data);
 	close(fd);
 	fx_free(&fx);

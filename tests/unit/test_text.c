@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The key=value text parser and builder (RFC 7143 section 6.1). */
 #include <stdlib.h>
+#include <string.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 #include "helpers.h"
 #include "test.h"
 #include "text.h"
+#include "wipe.h"
 
 static int parse(const void *data, size_t len, struct text_list *tl,
 		 char *err)
@@ -207,4 +212,81 @@ TEST(textbuf_refuses_to_grow_past_its_limit)
 	CHECK(tb.overflow);
 	CHECK_EQ(tb.len, 4);
 	textbuf_free(&tb);
+}
+
+/*
+ * Memory given back to the allocator still holds what it held (ASan
+ * keeps it in quarantine, unreused): whether secret is in it.
+ */
+static bool left_behind(const void *p, size_t len, const char *secret)
+{
+#ifdef __SANITIZE_ADDRESS__
+	bool found;
+
+	__asan_unpoison_memory_region(p, len);
+	found = memmem(p, len, secret, strlen(secret)) != NULL;
+	__asan_poison_memory_region(p, len);
+	return found;
+#else
+	(void)p;
+	(void)len;
+	(void)secret;
+	return false;
+#endif
+}
+
+#define SECRET	"CHAP-secret-4711"
+
+TEST(text_buffer_growing_leaves_no_copy_of_what_it_held)
+{
+	static char more[4096];
+	struct textbuf tb;
+	const char *old;
+	size_t cap;
+
+	textbuf_init(&tb, 1 << 20);
+	REQUIRE(textbuf_add(&tb, "IncomingUser", "joe") == 0);
+	REQUIRE(textbuf_add(&tb, "Password", SECRET) == 0);
+	old = tb.buf;
+	cap = tb.cap;
+	REQUIRE(textbuf_append(&tb, more, sizeof(more)) == 0);
+	REQUIRE(tb.buf != old);
+	CHECK(memmem(tb.buf, tb.len, SECRET, strlen(SECRET)) != NULL);
+	CHECK(!left_behind(old, cap, SECRET));
+	old = tb.buf;
+	cap = tb.cap;
+	textbuf_free(&tb);
+	CHECK(!left_behind(old, cap, SECRET));
+}
+
+TEST(text_list_freed_leaves_no_copy_of_the_text)
+{
+	static const char data[] = "CHAP_N=joe\0CHAP_R=0x" SECRET "\0";
+	struct text_list tl;
+	char err[128];
+	const char *old;
+
+	REQUIRE(text_parse(data, sizeof(data) - 1, &tl, err, sizeof(err)) == 0);
+	old = tl.buf;
+	text_list_free(&tl);
+	CHECK(!left_behind(old, sizeof(data) - 1, SECRET));
+}
+
+/* The one way ietd and ietadm grow what may hold secrets (wipe.h). */
+TEST(wiped_realloc_copies_and_leaves_no_copy_behind)
+{
+	char *p = wiped_realloc(NULL, 0, sizeof(SECRET));
+
+	REQUIRE(p != NULL);
+	memcpy(p, SECRET, sizeof(SECRET));
+	freed_watch(SECRET);
+	p = wiped_realloc(p, sizeof(SECRET), 4096);
+	REQUIRE(p != NULL);
+	CHECK_STR(p, SECRET);
+	/* Smaller: what fits is kept. */
+	p = wiped_realloc(p, 4096, 6);
+	REQUIRE(p != NULL);
+	CHECK(!memcmp(p, SECRET, 6));
+	wiped_free(p, 6);
+	CHECK_EQ(freed_holding(), 0);
 }

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a peer can hold before login (ietd(8), LIMITS), each limit tried by
+ * a peer over loopback TCP: connections per address and in all, a
+ * discovery session's lifetime, a login's deadline, and descriptors.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fdlimit.h"
+#include "helpers.h"
+#include "portal.h"
+#include "test.h"
+
+#define CONF	"Target " TARGET1 "\n Lun 0 Type=nullio\n"
+
+static char err[512];
+
+static void tick(void *arg, uint64_t now)
+{
+	server_tick(arg, now);
+}
+
+/* Whether ietd has closed fd's connection, without waiting for it. */
+static bool closed_now(struct fixture *fx, int fd)
+{
+	char c;
+	ssize_t n;
+
+	fx_run(fx, 3);
+	n = recv(fd, &c, 1, MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN);
+}
+
+TEST(limits_connections_from_one_address_beyond_its_cap_are_closed_at_accept)
+{
+	struct fixture fx;
+	int fd[5], other, i;
+
+	fx_init(&fx, CONF);
+	fx.srv.max_conns_per_addr = 4;
+	for (i = 0; i < 5; i++)
+		fd[i] = fx_connect_from(&fx, "127.0.0.1");
+	for (i = 0; i < 4; i++)
+		CHECK(!closed_now(&fx, fd[i]));
+	CHECK(closed_now(&fx, fd[4]));
+	CHECK_EQ(fx.srv.nr_conns, 4);
+	CHECK_EQ(fx.srv.refused, 1);
+	/* Another address still gets in. */
+	other = fx_connect_from(&fx, "127.0.0.2");
+	CHECK(!closed_now(&fx, other));
+	/* A place given back is there for the next one. */
+	close(fd[0]);
+	fx_run(&fx, 5);
+	fd[0] = fx_connect_from(&fx, "127.0.0.1");
+	CHECK(!closed_now(&fx, fd[0]));
+	for (i = 0; i < 5; i++)
+		close(fd[i]);
+	close(other);
+	fx_free(&fx);
+}
+
+TEST(limits_connections_beyond_the_global_cap_are_closed_at_accept)
+{
+	struct fixture fx;
+	char ip[32];
+	int fd[7], i;
+
+	fx_init(&fx, CONF);
+	fx.srv.max_conns = 6;
+	fx.srv.max_conns_per_addr = 2;
+	for (i = 0; i < 7; i++) {
+		snprintf(ip, sizeof(ip), "127.0.0.%d", 10 + i / 2);
+		fd[i] = fx_connect_from(&fx, ip);
+	}
+	for (i = 0; i < 6; i++)
+		CHECK(!closed_now(&fx, fd[i]));
+	CHECK(closed_now(&fx, fd[6]));
+	CHECK_EQ(fx.srv.nr_conns, 6);
+	for (i = 0; i < 7; i++)
+		close(fd[i]);
+	fx_free(&fx);
+}
+
+static void v6(struct sockaddr_storage *ss, const char *ip)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+	} else if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+	} else {
+		abort();
+	}
+}
+
+TEST(limits_ipv6_addresses_of_one_64_count_apart_and_mapped_ipv4_as_ipv4)
+{
+	struct sockaddr_storage a, b;
+
+	v6(&a, "2001:db8:1:2::10");
+	v6(&b, "2001:db8:1:2:ffff::1");
+	CHECK(!peer_same_addr(&a, &b));
+	v6(&b, "2001:db8:1:2::10");
+	CHECK(peer_same_addr(&a, &b));
+	/* An IPv4-mapped address is its IPv4 address. */
+	v6(&a, "::ffff:192.0.2.7");
+	v6(&b, "192.0.2.7");
+	CHECK(peer_same_addr(&a, &b));
+	v6(&a, "192.0.2.8");
+	CHECK(!peer_same_addr(&a, &b));
+}
+
+/*
+ * A /64 is a LAN (and fe80::/64 every host's): hosts of one must not share
+ * a limit, nor can one host with several addresses shut out the others.
+ */
+TEST(limits_addresses_of_one_ipv6_64_each_have_their_own_limit)
+{
+	static const char *const lan[] = {
+		"fe80::1", "fe80::2", "fe80::3", "fe80::4", "fe80::5",
+	};
+	enum { HOSTS = sizeof(lan) / sizeof(lan[0]) };
+	struct fixture fx;
+	int fd[HOSTS][MAX_CONNS_PER_ADDR], more, h, i;
+	bool all_open = true;
+
+	fx_init(&fx, CONF);
+	for (h = 0; h < HOSTS; h++)
+		for (i = 0; i < MAX_CONNS_PER_ADDR; i++)
+			fd[h][i] = fx_connect_as(&fx, lan[h], 40000 + i);
+	fx_run(&fx, 3);
+	for (h = 0; h < HOSTS; h++)
+		for (i = 0; i < MAX_CONNS_PER_ADDR; i++)
+			all_open = all_open && !closed_now(&fx, fd[h][i]);
+	CHECK(all_open);
+	CHECK_EQ(fx.srv.nr_conns, HOSTS * MAX_CONNS_PER_ADDR);
+	CHECK_EQ(fx.srv.refused, 0);
+	/* Each address still has its own limit. */
+	more = fx_connect_as(&fx, lan[0], 50000);
+	CHECK(closed_now(&fx, more));
+	CHECK_EQ(fx.srv.refused, 1);
+	close(more);
+	more = fx_connect_as(&fx, "fe80::6", 50000);
+	CHECK(!closed_now(&fx, more));
+	close(more);
+	for (h = 0; h < HOSTS; h++)
+		for (i = 0; i < MAX_CONNS_PER_ADDR; i++)
+			close(fd[h][i]);
+	fx_free(&fx);
+}
+
+/* A discovery session's login, answered; false if it failed. */
+static bool discovery_login(struct fixture *fx, int fd)
+{
+	struct login_req r;
+	struct login_rsp lr;
+	struct text t;
+	uint8_t bhs[BHS_LEN], *data = NULL;
+	const char *why;
+	size_t dlen;
+	bool ok;
+
+	login_req_init(&r, true, STAGE_OPERATIONAL, STAGE_FFP);
+	text_of(&t, "InitiatorName=" INITIATOR, "SessionType=Discovery",
+		"HeaderDigest=None", "DataDigest=None", NULL);
+	login_bhs(&r, &t, bhs);
+	ok = !send_pdu(fd, bhs, t.buf, t.len) &&
+	     !recv_pdu(fx, fd, bhs, &data, &dlen) &&
+	     !login_rsp_decode(bhs, &lr, &why) && !lr.status && lr.transit;
+	free(data);
+	return ok;
+}
+
+/* One SendTargets request and its answer; false if none came. */
+static bool send_targets(struct fixture *fx, int fd, uint32_t cmdsn)
+{
+	struct text_req q = { .final = true, .itt = 0x55, .ttt = RSVD_TAG,
+			      .cmdsn = cmdsn };
+	uint8_t bhs[BHS_LEN], *data = NULL;
+	struct text t;
+	size_t dlen;
+	bool ok;
+
+	text_of(&t, "SendTargets=All", NULL);
+	q.dlength = t.len;
+	text_req_encode(&q, bhs);
+	ok = !send_pdu(fd, bhs, t.buf, t.len) &&
+	     !recv_pdu(fx, fd, bhs, &data, &dlen);
+	free(data);
+	return ok;
+}
+
+TEST(limits_discovery_session_ends_after_its_lifetime_however_busy)
+{
+	struct fixture fx;
+	uint64_t start;
+	uint32_t cmdsn = 77;
+	int fd;
+
+	fx_init(&fx, CONF);
+	fx.srv.idle_timeout_ms = 200;
+	fx.srv.disc_lifetime_ms = 600;
+	loop_set_tick(&fx.loop, 10, tick, &fx.srv);
+	fd = fx_connect(&fx);
+	REQUIRE(discovery_login(&fx, fd));
+	start = now_ms();
+	/* A request well within the idle limit, again and again. */
+	while (now_ms() - start < 2000 && send_targets(&fx, fd, cmdsn++))
+		fx_run(&fx, 50);
+	CHECK(peer_closed(&fx, fd));
+	CHECK(now_ms() - start >= 550);
+	CHECK(now_ms() - start < 1500);
+	CHECK_EQ(fx.srv.nr_conns, 0);
+	close(fd);
+	fx_free(&fx);
+}
+
+TEST(limits_discovery_session_idle_past_its_limit_is_closed)
+{
+	struct fixture fx;
+	int fd;
+
+	fx_init(&fx, CONF);
+	fx.srv.idle_timeout_ms = 100;
+	loop_set_tick(&fx.loop, 10, tick, &fx.srv);
+	fd = fx_connect(&fx);
+	REQUIRE(discovery_login(&fx, fd));
+	CHECK(peer_closed(&fx, fd));
+	CHECK_EQ(fx.srv.nr_conns, 0);
+	close(fd);
+	fx_free(&fx);
+}
+
+TEST(limits_login_kept_busy_still_ends_at_its_deadline)
+{
+	struct fixture fx;
+	struct login_req r;
+	struct text t;
+	uint8_t bhs[BHS_LEN], *data = NULL;
+	uint64_t start;
+	size_t dlen;
+	int fd;
+
+	fx_init(&fx, CONF);
+	fx.srv.login_timeout_ms = 400;
+	loop_set_tick(&fx.loop, 10, tick, &fx.srv);
+	fd = fx_connect(&fx);
+	start = now_ms();
+	/* Text that never ends: C=1, again and again. */
+	login_req_init(&r, false, STAGE_SECURITY, 0);
+	r.cont = true;
+	text_of(&t, "X-com.example.pad=1", NULL);
+	login_bhs(&r, &t, bhs);
+	while (now_ms() - start < 2000 && !send_pdu(fd, bhs, t.buf, t.len) &&
+	       !recv_pdu(&fx, fd, bhs, &data, &dlen)) {
+		free(data);
+		data = NULL;
+		login_bhs(&r, &t, bhs);
+		fx_run(&fx, 20);
+	}
+	free(data);
+	CHECK(peer_closed(&fx, fd));
+	CHECK(now_ms() - start < 1500);
+	CHECK_EQ(fx.srv.nr_conns, 0);
+	close(fd);
+	fx_free(&fx);
+}
+
+/* Lower RLIMIT_NOFILE to what is open and take every descriptor left. */
+static void exhaust_descriptors(struct rlimit *saved)
+{
+	struct rlimit r;
+	int fd;
+
+	getrlimit(RLIMIT_NOFILE, saved);
+	fd = open("/dev/null", O_RDONLY);
+	r = *saved;
+	r.rlim_cur = fd + 4;
+	close(fd);
+	setrlimit(RLIMIT_NOFILE, &r);
+	while (open("/dev/null", O_RDONLY) >= 0)
+		;
+}
+
+static int accepted;
+
+static void count_accept(void *arg, int fd)
+{
+	(void)arg;
+	accepted++;
+	close(fd);
+}
+
+TEST(limits_portal_out_of_descriptors_sheds_the_connection_and_does_not_spin)
+{
+	struct loop loop;
+	struct portals ps;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rlimit saved;
+	int fd, i, events = 0;
+	char c;
+	ssize_t n;
+
+	REQUIRE(loop_init(&loop) == 0);
+	REQUIRE(portals_open(&ps, &loop, "127.0.0.1", 0, count_accept, NULL,
+			     err, sizeof(err)) == 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(portal_port(&ps.v[0]));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	REQUIRE(fd >= 0);
+	exhaust_descriptors(&saved);
+	REQUIRE(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	for (i = 0; i < 20; i++)
+		events += loop_run_once(&loop, 5);
+	CHECK(events <= 2);
+	CHECK_EQ(accepted, 0);
+	n = recv(fd, &c, 1, MSG_DONTWAIT);
+	CHECK(n == 0 || (n < 0 && errno == ECONNRESET));
+	setrlimit(RLIMIT_NOFILE, &saved);
+	close(fd);
+	portals_close(&ps);
+	loop_close(&loop);
+}
+
+/*
+ * The spare lost (ENFILE when it was taken back): the connection cannot be
+ * shed, the listener stays readable, and ietd must not poll it meanwhile.
+ */
+TEST(limits_portal_out_of_descriptors_without_a_spare_waits_for_the_tick)
+{
+	struct loop loop;
+	struct portals ps;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct rlimit saved;
+	int fd, i, events = 0;
+
+	REQUIRE(loop_init(&loop) == 0);
+	REQUIRE(portals_open(&ps, &loop, "127.0.0.1", 0, count_accept, NULL,
+			     err, sizeof(err)) == 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(portal_port(&ps.v[0]));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	REQUIRE(fd >= 0);
+	spare_close(&ps.spare);
+	exhaust_descriptors(&saved);
+	REQUIRE(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+	/* Before, every round was an event: 20 of 20, at 100% CPU. */
+	for (i = 0; i < 20; i++)
+		events += loop_run_once(&loop, 5);
+	CHECK(events <= 2);
+	CHECK(ps.v[0].paused);
+	CHECK_EQ(accepted, 0);
+	/* Descriptors again: the tick polls it again and it is taken. */
+	setrlimit(RLIMIT_NOFILE, &saved);
+	portals_tick(&ps);
+	CHECK(!ps.v[0].paused);
+	for (i = 0; i < 20 && !accepted; i++)
+		loop_run_once(&loop, 5);
+	CHECK_EQ(accepted, 1);
+	CHECK(ps.spare.fd >= 0);
+	close(fd);
+	portals_close(&ps);
+	loop_close(&loop);
+}
+
+TEST(limits_nofile_is_raised_to_the_need_within_the_hard_limit)
+{
+	struct rlimit r, now;
+	unsigned long have;
+
+	getrlimit(RLIMIT_NOFILE, &r);
+	REQUIRE(r.rlim_max >= 2048);
+	r.rlim_cur = 256;
+	REQUIRE(setrlimit(RLIMIT_NOFILE, &r) == 0);
+	REQUIRE(nofile_raise(1104, &have, err, sizeof(err)) == 0);
+	CHECK_EQ(have, 1104);
+	getrlimit(RLIMIT_NOFILE, &now);
+	CHECK_EQ(now.rlim_cur, 1104);
+	/* Never lowered. */
+	REQUIRE(nofile_raise(300, &have, err, sizeof(err)) == 0);
+	CHECK_EQ(have, 1104);
+	/* No further than the hard limit. */
+	r.rlim_cur = 256;
+	r.rlim_max = 512;
+	REQUIRE(setrlimit(RLIMIT_NOFILE, &r) == 0);
+	REQUIRE(nofile_raise(1104, &have, err, sizeof(err)) == 0);
+	CHECK_EQ(have, 512);
+}
