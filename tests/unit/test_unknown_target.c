@@ -157,19 +157,26 @@ TEST(unknown_target_is_served_again_once_the_configuration_has_it)
 	fx_free(&fx);
 }
 
-TEST(unknown_target_is_served_again_once_ietadm_gives_it_an_account)
+/* ietadm --op new --tid=5 --user --params=PARAMS, which must succeed. */
+static void ietadm_new_user(struct fixture *fx, const char *params)
 {
-	struct fixture fx;
 	struct textbuf out;
 	struct ctl_req req = { .fields = CTL_F_TID | CTL_F_USER | CTL_F_PARAMS,
 			       .tid = 5 };
 
-	restart_with_other(&fx);
 	strcpy(req.op, "new");
-	strcpy(req.params, "IncomingUser=joe,Password=secretsecret12");
+	strcpy(req.params, params);
 	textbuf_init(&out, 65536);
-	REQUIRE(ctl_handle(&fx.rt, &req, &out, err, sizeof(err)) == 0);
+	REQUIRE(ctl_handle(&fx->rt, &req, &out, err, sizeof(err)) == 0);
 	textbuf_free(&out);
+}
+
+TEST(unknown_target_is_served_again_once_ietadm_gives_it_an_account)
+{
+	struct fixture fx;
+
+	restart_with_other(&fx);
+	ietadm_new_user(&fx, "IncomingUser=joe,Password=secretsecret12");
 	CHECK_EQ(config_target_by_tid(&fx.rt.cfg, 5)->origin, ORIGIN_ADMIN);
 	CHECK_EQ(login_status(&fx, OTHER), LS_AUTH_FAILED);
 	fx_free(&fx);
@@ -178,16 +185,9 @@ TEST(unknown_target_is_served_again_once_ietadm_gives_it_an_account)
 TEST(unknown_target_stays_refused_when_ietadm_adds_only_an_outgoing_user)
 {
 	struct fixture fx;
-	struct textbuf out;
-	struct ctl_req req = { .fields = CTL_F_TID | CTL_F_USER | CTL_F_PARAMS,
-			       .tid = 5 };
 
 	restart_with_other(&fx);
-	strcpy(req.op, "new");
-	strcpy(req.params, "OutgoingUser=tgt,Password=secretsecret12");
-	textbuf_init(&out, 65536);
-	REQUIRE(ctl_handle(&fx.rt, &req, &out, err, sizeof(err)) == 0);
-	textbuf_free(&out);
+	ietadm_new_user(&fx, "OutgoingUser=tgt,Password=secretsecret12");
 	CHECK_EQ(config_target_by_tid(&fx.rt.cfg, 5)->origin, ORIGIN_KERNEL);
 	CHECK_EQ(login_status(&fx, OTHER), LS_UNAVAILABLE);
 	fx_free(&fx);
