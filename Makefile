@@ -5,6 +5,7 @@
 #   make check           unit tests on the host, then the VM suite
 #   make run             a VM exporting a demo LUN at 127.0.0.1:3260
 #   make install         module, tools, sample config; depmod
+#                        (install-kernel and install-usr: one half)
 #   make dkms-install    the module through DKMS, rebuilt on kernel upgrades
 #   make bench           IET against LIO and tgt (not a test)
 
@@ -34,7 +35,7 @@ MANDIR ?= $(PREFIX)/share/man
 export KDIR
 
 .PHONY: all kernel usr check check-unit check-build check-vm checkpatch run install \
-	uninstall clean deps dkms-install dkms-uninstall bench
+	install-kernel install-usr uninstall clean deps dkms-install dkms-uninstall bench
 
 all: kernel usr
 
@@ -84,14 +85,22 @@ check-vm: all
 run: deps all
 	scripts/run-demo
 
-install: all
+install: install-kernel install-usr
+
+install-kernel: kernel
 	$(MAKE) -C $(KDIR) M=$(KBUILD) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=extra modules_install
-	$(MAKE) -C usr install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
+	test -n "$(DESTDIR)" || depmod -a $(KREL)
+
+# The tools, their pages, unit and completion: where usr/Makefile says,
+# or where SBINDIR, MANDIR, UNITDIR, COMPLETIONSDIR, EXAMPLESDIR say.
+USR_DIRS = SBINDIR=$(SBINDIR) MANDIR=$(MANDIR) \
+	$(foreach v,UNITDIR COMPLETIONSDIR EXAMPLESDIR,$(if $($(v)),$(v)=$($(v))))
+install-usr: usr
+	$(MAKE) -C usr install DESTDIR=$(DESTDIR) $(USR_DIRS)
 	install -d $(DESTDIR)$(SYSCONFDIR)/iet
 	test -e $(DESTDIR)$(SYSCONFDIR)/iet/ietd.conf || \
 		install -m 600 etc/ietd.conf $(DESTDIR)$(SYSCONFDIR)/iet/ietd.conf
-	test -n "$(DESTDIR)" || depmod -a $(KREL)
 
 # Let DKMS rebuild the module for every installed kernel and each new one.
 dkms-install:
@@ -106,7 +115,7 @@ bench:
 
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KREL)/extra/iscsi_trgt.ko
-	$(MAKE) -C usr uninstall DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR)
+	$(MAKE) -C usr uninstall DESTDIR=$(DESTDIR) $(USR_DIRS)
 	test -n "$(DESTDIR)" || depmod -a $(KREL)
 
 clean:

@@ -3,6 +3,6 @@
 #ifndef IET_USR_VERSION_H
 #define IET_USR_VERSION_H
 
-#define IET_VERSION	"2.0.0~dev"
+#define IET_VERSION	"2.0.0"
 
 #endif
