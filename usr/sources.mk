@@ -5,8 +5,9 @@ IET_CORE = log text pdu crc32c model params readfile config confwrite chap acl \
 	registry login discovery handoff conn loop portal fdlimit ctl_proto ctl \
 	ctl_ops op_show op_admin op_config json plan state reload notify \
 	daemon wipe
-# The netlink requests kernel.c sends, built without a socket (libmnl):
-# ietd links it, and so do the tests that parse each request back.
-IET_KMSG = kmsg
+# The netlink requests kernel.c sends and the answers and events it
+# receives, built and taken apart without a socket (libmnl): ietd links
+# them, and so do the tests and fuzzer that feed them messages.
+IET_KMSG = kmsg kreply
 # ietadm's modules besides its main (ietadm.c).
 IET_ADM = adm_args ctl_proto params text wipe

@@ -3,6 +3,7 @@
 # Write seed inputs for the fuzzers: valid configurations, text, login and
 # discovery PDU streams, ietadm requests. Usage: make-seeds.py DIR
 import os
+import re
 import struct
 import sys
 
@@ -49,6 +50,41 @@ def nop(data=b"ping"):
     return struct.pack(">BBH B3s8sIIII16x", 0x40, 0x80, 0, 0,
                        len(data).to_bytes(3, "big"), b"\0" * 8, 0x57,
                        0xffffffff, 78, 0) + pad(data)
+
+
+# iscsi_trgt's netlink messages, numbered as include/uapi/linux/iet.h's
+# enums count (each starts at its _UNSPEC); family 0x1d as fuzz_kreply.c.
+def uapi_enums():
+    here = os.path.dirname(os.path.abspath(__file__))
+    names, n = {}, 0
+    with open(os.path.join(here, "../../include/uapi/linux/iet.h")) as f:
+        for line in f:
+            m = re.match(r"\s*(IET_(?:CMD|A)_[A-Z0-9_]+),", line)
+            if m:
+                n = 0 if m.group(1).endswith("_UNSPEC") else n + 1
+                names[m.group(1)] = n
+    return names
+
+
+IET = uapi_enums()
+
+
+def nlattr(typ, payload):
+    return struct.pack("=HH", 4 + len(payload), typ) + pad(payload)
+
+
+def genl(cmd, *attrs, family=0x1d):
+    """One message: nlmsghdr, genlmsghdr (version 1), attributes."""
+    body = struct.pack("=BBH", cmd, 1, 0) + b"".join(attrs)
+    return struct.pack("=IHHII", 16 + len(body), family, 2, 1, 0) + body
+
+
+def u32(typ, v):
+    return nlattr(typ, struct.pack("=I", v))
+
+
+def strz(typ, s):
+    return nlattr(typ, s.encode() + b"\0")
 
 
 def write(d, name, blob):
@@ -140,5 +176,30 @@ def main():
           b"json=1\n\n")
     write(out + "/ctl", "reload", b"IETCTL 2\nop=reload\ndryrun=1\n\n")
 
+    a = IET
+    write(out + "/kreply", "dump",
+          genl(a["IET_CMD_TARGET_GET"], u32(a["IET_A_TID"], 1),
+               strz(a["IET_A_TARGET_NAME"], "iqn.2001-04.com.example:disk1"),
+               nlattr(a["IET_A_TARGET_PARAMS"], u32(1, 8) + u32(4, 30)),
+               nlattr(a["IET_A_SESSION_PARAMS"], u32(1, 1) + u32(5, 262144))) +
+          genl(a["IET_CMD_LUN_GET"], u32(a["IET_A_TID"], 1),
+               u32(a["IET_A_LUN"], 0), u32(a["IET_A_LUN_TYPE"], 1),
+               strz(a["IET_A_LUN_PATH"], "/dev/vg0/lv0"),
+               nlattr(a["IET_A_LUN_BLOCKS"], struct.pack("=Q", 1 << 21))) +
+          genl(a["IET_CMD_SESSION_GET"], u32(a["IET_A_TID"], 1),
+               nlattr(a["IET_A_SID"], struct.pack("=Q", 1 << 48)),
+               strz(a["IET_A_INITIATOR_NAME"], "iqn.1993-08.org.debian:01:x"),
+               nlattr(a["IET_A_CONNS"], nlattr(a["IET_A_CONN"],
+                      u32(a["IET_A_CID"], 0) +
+                      nlattr(a["IET_A_PEER_ADDR"], bytes([127, 0, 0, 1])) +
+                      nlattr(a["IET_A_PEER_PORT"], struct.pack("=H", 3260))))))
+    write(out + "/kreply", "events",
+          genl(a["IET_CMD_CONN_CLOSED"], u32(a["IET_A_TID"], 1),
+               nlattr(a["IET_A_SID"], struct.pack("=Q", 7)),
+               u32(a["IET_A_CID"], 0)) +
+          genl(a["IET_CMD_SESSION_CLOSED"], u32(a["IET_A_TID"], 1),
+               nlattr(a["IET_A_SID"], struct.pack("=Q", 7))))
+    write(out + "/kreply", "new", genl(a["IET_CMD_TARGET_NEW"],
+                                       u32(a["IET_A_TID"], 3)))
 
 main()

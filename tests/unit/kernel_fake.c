@@ -596,19 +596,3 @@ int kernel_dump(struct kstate *st)
 	}
 	return done(c, 0, NULL);
 }
-
-void kstate_free(struct kstate *st)
-{
-	size_t i, j;
-
-	for (i = 0; i < st->nr_targets; i++) {
-		struct ktarget *t = &st->targets[i];
-
-		for (j = 0; j < t->nr_sessions; j++)
-			free(t->sessions[j].conns);
-		free(t->sessions);
-		free(t->luns);
-	}
-	free(st->targets);
-	memset(st, 0, sizeof(*st));
-}

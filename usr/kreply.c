@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Taking apart what iscsi_trgt answers and announces, attribute by attribute. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/genetlink.h>
+#include <libmnl/libmnl.h>
+
+#include "kreply.h"
+
+/* Attribute tables: the index of each attribute of one nesting level. */
+static int table_attr(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = ((const struct nlattr ***)data)[0];
+	uintptr_t max = (uintptr_t)((void **)data)[1];
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type <= max)
+		tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static void parse_msg(const struct nlmsghdr *nlh, const struct nlattr **tb)
+{
+	void *ctx[2] = { tb, (void *)(uintptr_t)IET_A_MAX };
+
+	memset(tb, 0, sizeof(*tb) * (IET_A_MAX + 1));
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), table_attr, ctx);
+}
+
+static void parse_nest(const struct nlattr *nest, const struct nlattr **tb,
+		       uintptr_t max)
+{
+	void *ctx[2] = { tb, (void *)max };
+
+	memset(tb, 0, sizeof(*tb) * (max + 1));
+	mnl_attr_parse_nested(nest, table_attr, ctx);
+}
+
+static bool valid(const struct nlattr *attr, enum mnl_attr_data_type type)
+{
+	return attr && mnl_attr_validate(attr, type) == 0;
+}
+
+static uint32_t get_u32(const struct nlattr *attr)
+{
+	return valid(attr, MNL_TYPE_U32) ? mnl_attr_get_u32(attr) : 0;
+}
+
+static uint64_t get_u64(const struct nlattr *attr)
+{
+	return valid(attr, MNL_TYPE_U64) ? mnl_attr_get_u64(attr) : 0;
+}
+
+static void get_str(const struct nlattr *attr, char *dst, size_t size)
+{
+	dst[0] = '\0';
+	if (valid(attr, MNL_TYPE_NUL_STRING))
+		snprintf(dst, size, "%s", mnl_attr_get_str(attr));
+}
+
+static void get_u32_array(const struct nlattr *nest, uint32_t *vals,
+			  unsigned int max)
+{
+	const struct nlattr *tb[64] = { NULL };
+	unsigned int i;
+
+	if (!nest || max >= 64)
+		return;
+	parse_nest(nest, tb, max);
+	for (i = 1; i <= max; i++)
+		if (tb[i])
+			vals[i] = get_u32(tb[i]);
+}
+
+static void get_stats(const struct nlattr *nest, struct kstats *st)
+{
+	const struct nlattr *tb[IET_STAT_MAX + 1];
+
+	memset(st, 0, sizeof(*st));
+	if (!nest)
+		return;
+	parse_nest(nest, tb, IET_STAT_MAX);
+	st->cmds = get_u64(tb[IET_STAT_CMDS]);
+	st->read_bytes = get_u64(tb[IET_STAT_READ_BYTES]);
+	st->write_bytes = get_u64(tb[IET_STAT_WRITE_BYTES]);
+	st->errors = get_u64(tb[IET_STAT_ERRORS]);
+}
+
+static void get_addr(const struct nlattr *addr, const struct nlattr *port,
+		     struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (!addr || !valid(port, MNL_TYPE_U16))
+		return;
+	if (mnl_attr_get_payload_len(addr) == 4) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		memcpy(&sin->sin_addr, mnl_attr_get_payload(addr), 4);
+		sin->sin_port = htons(mnl_attr_get_u16(port));
+	} else if (mnl_attr_get_payload_len(addr) == 16) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		memcpy(&sin6->sin6_addr, mnl_attr_get_payload(addr), 16);
+		sin6->sin6_port = htons(mnl_attr_get_u16(port));
+	}
+}
+
+void kreply_tid(const struct nlmsghdr *nlh, uint32_t *tid)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+
+	parse_msg(nlh, tb);
+	if (valid(tb[IET_A_TID], MNL_TYPE_U32))
+		*tid = get_u32(tb[IET_A_TID]);
+}
+
+/* Grow an array by one zeroed element; NULL when out of memory. */
+static void *push(void *arr, size_t *nr, size_t size)
+{
+	char *p = realloc(arr, (*nr + 1) * size);
+
+	if (!p)
+		return NULL;
+	memset(p + *nr * size, 0, size);
+	(*nr)++;
+	return p;
+}
+
+int kreply_target(const struct nlmsghdr *nlh, struct kstate *st)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct ktarget *t, *arr;
+
+	parse_msg(nlh, tb);
+	if (!valid(tb[IET_A_TID], MNL_TYPE_U32))
+		return 0;
+	arr = push(st->targets, &st->nr_targets, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	st->targets = arr;
+	t = &arr[st->nr_targets - 1];
+	t->tid = get_u32(tb[IET_A_TID]);
+	get_str(tb[IET_A_TARGET_NAME], t->name, sizeof(t->name));
+	get_u32_array(tb[IET_A_TARGET_PARAMS], t->tparams, IET_TP_MAX);
+	get_u32_array(tb[IET_A_SESSION_PARAMS], t->keys, IET_KEY_MAX);
+	return 0;
+}
+
+int kreply_lun(const struct nlmsghdr *nlh, struct ktarget *t)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct klun *arr, *l;
+
+	parse_msg(nlh, tb);
+	if (!valid(tb[IET_A_LUN], MNL_TYPE_U32))
+		return 0;
+	arr = push(t->luns, &t->nr_luns, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	t->luns = arr;
+	l = &arr[t->nr_luns - 1];
+	l->conf.lun = get_u32(tb[IET_A_LUN]);
+	l->conf.type = get_u32(tb[IET_A_LUN_TYPE]);
+	l->conf.iomode = get_u32(tb[IET_A_LUN_IOMODE]);
+	get_str(tb[IET_A_LUN_PATH], l->conf.path, sizeof(l->conf.path));
+	get_str(tb[IET_A_LUN_SCSI_ID], l->conf.scsi_id,
+		sizeof(l->conf.scsi_id));
+	get_str(tb[IET_A_LUN_SCSI_SN], l->conf.scsi_sn,
+		sizeof(l->conf.scsi_sn));
+	l->conf.block_size = get_u32(tb[IET_A_LUN_BLOCK_SIZE]);
+	l->conf.blocks = get_u64(tb[IET_A_LUN_BLOCKS]);
+	get_stats(tb[IET_A_STATS], &l->stats);
+	return 0;
+}
+
+static int conn_attr(const struct nlattr *attr, struct ksession *s)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct kconn *arr, *c;
+
+	if (mnl_attr_get_type(attr) != IET_A_CONN)
+		return 0;
+	parse_nest(attr, tb, IET_A_MAX);
+	arr = push(s->conns, &s->nr_conns, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	s->conns = arr;
+	c = &arr[s->nr_conns - 1];
+	c->cid = (uint16_t)get_u32(tb[IET_A_CID]);
+	c->state = get_u32(tb[IET_A_CONN_STATE]);
+	get_addr(tb[IET_A_PEER_ADDR], tb[IET_A_PEER_PORT], &c->peer);
+	get_addr(tb[IET_A_LOCAL_ADDR], tb[IET_A_LOCAL_PORT], &c->local);
+	get_u32_array(tb[IET_A_SESSION_PARAMS], c->keys, IET_KEY_MAX);
+	return 0;
+}
+
+int kreply_session(const struct nlmsghdr *nlh, struct ktarget *t)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+	const struct nlattr *attr;
+	struct ksession *arr, *s;
+
+	parse_msg(nlh, tb);
+	if (!valid(tb[IET_A_SID], MNL_TYPE_U64))
+		return 0;
+	arr = push(t->sessions, &t->nr_sessions, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	t->sessions = arr;
+	s = &arr[t->nr_sessions - 1];
+	s->sid = get_u64(tb[IET_A_SID]);
+	get_str(tb[IET_A_INITIATOR_NAME], s->initiator, sizeof(s->initiator));
+	get_u32_array(tb[IET_A_SESSION_PARAMS], s->keys, IET_KEY_MAX);
+	get_stats(tb[IET_A_STATS], &s->stats);
+	if (tb[IET_A_CONNS]) {
+		mnl_attr_for_each_nested(attr, tb[IET_A_CONNS]) {
+			if (conn_attr(attr, s) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+
+int kreply_event(const struct nlmsghdr *nlh, uint16_t family,
+		 struct kevent *ev)
+{
+	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[IET_A_MAX + 1];
+
+	memset(ev, 0, sizeof(*ev));
+	if (nlh->nlmsg_type != family ||
+	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*g))
+		return 0;
+	if (g->cmd == IET_CMD_CONN_CLOSED)
+		ev->type = KEVENT_CONN_CLOSED;
+	else if (g->cmd == IET_CMD_SESSION_CLOSED)
+		ev->type = KEVENT_SESSION_CLOSED;
+	else
+		return 0;
+	parse_msg(nlh, tb);
+	ev->tid = get_u32(tb[IET_A_TID]);
+	ev->sid = get_u64(tb[IET_A_SID]);
+	ev->cid = (uint16_t)get_u32(tb[IET_A_CID]);
+	return 1;
+}
+
+void kstate_free(struct kstate *st)
+{
+	size_t i, j;
+
+	for (i = 0; i < st->nr_targets; i++) {
+		struct ktarget *t = &st->targets[i];
+
+		for (j = 0; j < t->nr_sessions; j++)
+			free(t->sessions[j].conns);
+		free(t->sessions);
+		free(t->luns);
+	}
+	free(st->targets);
+	memset(st, 0, sizeof(*st));
+}
+
