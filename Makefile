@@ -64,8 +64,11 @@ check: deps
 check-build: usr
 	scripts/check-build $(BUILD_KERNELS)
 
+# Unit tests, then every fuzz harness built and run briefly over its kept
+# corpus (each input an earlier campaign found is replayed).
 check-unit: usr
 	$(MAKE) -C tests/unit check
+	$(MAKE) -C tests/fuzz run
 
 # The kernel's own style checker (from linux-source-6.1, unpacked in
 # /usr/src). compat.h is where version tests belong: only there are they
