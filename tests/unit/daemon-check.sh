@@ -6,11 +6,8 @@
 set -u
 cd "$(dirname "$0")"
 
-pass=0
-fail=0
-ok() { echo "ok   daemon: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL daemon: $1"; fail=$((fail + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+suite=daemon
+. ./checks.sh
 
 dir=$(mktemp -d /tmp/ietd-daemon.XXXXXX)
 chmod 755 "$dir"
@@ -163,5 +160,5 @@ if command -v python3 >/dev/null; then
 		bash -c '! grep -q "Sanitizer\|runtime error" "$1"' _ "$dir/log"
 fi
 
-echo "daemon: $pass passed, $fail failed"
+summary
 [ "$fail" = 0 ]

@@ -7,11 +7,8 @@
 set -u
 cd "$(dirname "$0")"
 
-pass=0
-fail=0
-ok() { echo "ok   initiator: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL initiator: $1"; fail=$((fail + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+suite=initiator
+. ./checks.sh
 
 if ! command -v iscsi-ls >/dev/null || ! command -v iscsi-inq >/dev/null; then
 	echo "skip initiator checks: libiscsi-bin (iscsi-ls, iscsi-inq) not installed"
@@ -56,7 +53,7 @@ for try in 1 2 3 4 5; do
 done
 if [ -z "$pid" ]; then
 	bad "ietd-fake did not start: $(tail -1 "$dir/log")"
-	echo "initiator: $pass passed, $fail failed"
+	summary
 	exit 1
 fi
 
@@ -104,5 +101,5 @@ rc=$?
 check "a configuration error is one line naming file, line and key" \
 	test "$rc" != 0 -a "$err" = "$dir/bad.conf:2: MaxBurstLength: \"1k\" is not a number"
 
-echo "initiator: $pass passed, $fail failed"
+summary
 [ "$fail" = 0 ]

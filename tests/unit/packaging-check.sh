@@ -8,11 +8,8 @@ set -u
 cd "$(dirname "$0")"
 top=$(cd ../.. && pwd)
 
-pass=0
-fail=0
-ok() { echo "ok   packaging: $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL packaging: $1"; fail=$((fail + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+suite=packaging
+. ./checks.sh
 
 dir=$(mktemp -d /tmp/iet-packaging.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
@@ -111,5 +108,5 @@ expect "ietadm --op new --tid 1 --lun 0 --params Path=/x,Ty" \
 expect "ietadm --op update --tid 1 --params NOP" "NOPInterval= NOPTimeout= "
 expect "ietadm -" "--help --op --socket --version "
 
-echo "packaging: $pass passed, $fail failed"
+summary
 [ "$fail" = 0 ]
