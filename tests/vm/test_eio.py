@@ -23,6 +23,7 @@ GOOD = 16 * MiB                 # good blocks before the error range
 BAD = 1 * MiB                   # the error range
 TRIES = 64                      # single-block writes into it
 SPREAD_S = 10                   # over this long, while fio writes elsewhere
+MIN_TRIES = 16                  # as many at least before fio's 30 s end
 
 
 @pytest.fixture
@@ -90,11 +91,15 @@ def test_writes_into_a_failing_range_are_never_answered_good(error_device, kmod,
         start = writes_completed(disk)
         wait_until(lambda: busy.poll() is not None or writes_completed(disk) >= start + 256,
                    60, "fio's writes to flow")
+        # Each failed write costs the initiator's error handling: on a slow
+        # (debug) kernel fewer fit in fio's run, and only those count.
         results = []
         for i in range(TRIES):
+            if busy.poll() is not None:
+                break
             results.append(write_block(disk, GOOD + (i * 4096) % BAD))
             time.sleep(SPREAD_S / TRIES)
-        overlapped = busy.poll() is None
+        overlapped = len(results) >= MIN_TRIES
     finally:
         out, _ = busy.communicate(timeout=300)
     lines = log.new_lines()
@@ -102,8 +107,9 @@ def test_writes_into_a_failing_range_are_never_answered_good(error_device, kmod,
 
     answered_good = [i for i, err in enumerate(results) if err is None]
     assert not answered_good, \
-        f"{len(answered_good)} of {TRIES} writes into the error range were answered GOOD"
+        f"{len(answered_good)} of {len(results)} writes into the error range were answered GOOD"
     assert busy.returncode == 0, f"fio on the good range failed:\n{out}"
-    assert overlapped, "fio ended before the writes into the error range did"
+    assert overlapped, \
+        f"only {len(results)} writes into the error range before fio ended (want {MIN_TRIES})"
     medium = [ln for ln in lines if "Medium Error" in ln]
     assert medium, "the initiator never saw MEDIUM ERROR sense:\n" + "\n".join(lines[-40:])
