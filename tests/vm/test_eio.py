@@ -77,9 +77,12 @@ def test_writes_into_a_failing_range_are_never_answered_good(error_device, kmod,
             f"the LUN does not say it writes through by {how}"
     disk = initiator.login(name).disk(0)
     job = RESULTS / f"fio-{safe_name(request.node.name)}.fio"
+    # Two writers, each verifying a half of the good range of its own: over
+    # one shared region each would read back blocks the other overwrote.
     job.write_text("\n".join([
         "[global]", f"filename={disk}", "ioengine=libaio", "direct=1", "bs=4k",
-        "iodepth=16", "rw=randwrite", f"size={GOOD}", "verify=crc32c",
+        "iodepth=16", "rw=randwrite", f"size={GOOD // 2}",
+        f"offset_increment={GOOD // 2}", "verify=crc32c",
         "verify_fatal=1", "verify_backlog=64", "time_based=1", "runtime=30",
         "numjobs=2", "", "[busy]", ""]))
     busy = subprocess.Popen(["fio", "--output-format=json",
