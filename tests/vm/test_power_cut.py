@@ -36,8 +36,11 @@ CUTS = int(os.environ.get("IET_POWERCUT_CUTS", "20"))
 THREADS = 4
 PER_THREAD = 6                  # writes per thread per batch
 SLOT = 64 * 1024                # writes never overlap: one per slot
-FS_SIZE = 64 * MiB
-LUN_FILE_SIZE = 24 * MiB
+WRITES = BATCHES * THREADS * PER_THREAD
+# Room for a slot per write however many batches a long run asks for, and
+# for ext4's own blocks around the LUN file.
+LUN_FILE_SIZE = max(24 * MiB, WRITES * SLOT)
+FS_SIZE = max(64 * MiB, LUN_FILE_SIZE + 40 * MiB)
 WORK = Path("/tmp/iet-powercut")
 
 
@@ -55,7 +58,7 @@ class Workload:
         rnd = random.Random(seed)
         slots = list(range(size // SLOT))
         rnd.shuffle(slots)
-        n = BATCHES * THREADS * PER_THREAD
+        n = WRITES
         assert n <= len(slots), f"{n} writes do not fit {len(slots)} slots"
         # (seq, offset, length, fua)
         self.writes = [(i, slots[i] * SLOT, rnd.randrange(1, SLOT // 4096 + 1) * 4096,
