@@ -13,11 +13,12 @@ dir=$(mktemp -d /tmp/ietd-daemon.XXXXXX)
 chmod 755 "$dir"
 cleanup() {
 	[ -s "$dir/pid" ] && kill "$(cat "$dir/pid")" 2>/dev/null
+	[ -s "$dir/pid2" ] && kill "$(cat "$dir/pid2")" 2>/dev/null
 	rm -rf "$dir"
 }
 trap cleanup EXIT
 printf 'Target iqn.2001-04.com.example:d\n Lun 0 Type=nullio\n' >"$dir/ietd.conf"
-port=$(( 20000 + (RANDOM % 30000) ))
+port=$(random_port)
 
 # In the background; the parent returns once start-up is done.
 ./ietd-fake -c "$dir/ietd.conf" -p "$port" --socket "$dir/ietd.sock" \
@@ -31,7 +32,7 @@ check "daemon answers ietadm" \
 
 # A second one finds the first and reports the failure in its status.
 ./ietd-fake -c "$dir/ietd.conf" -p "$((port + 1))" --socket "$dir/ietd.sock" \
-	2>"$dir/err2"
+	--pidfile "$dir/pid2" 2>"$dir/err2"
 rc=$?
 check "a second daemon on the same socket fails start-up" \
 	test "$rc" != 0 -a -n "$(grep 'another ietd is running' "$dir/err2")"

@@ -36,9 +36,9 @@ Target $T2
 EOC
 adm() { obj/ietadm --socket "$dir/ietd.sock" "$@"; }
 
-# A free port: let the kernel choose and hope it stays free for a moment.
+# A free port: another tenant's listener may hold the one drawn; try again.
 for try in 1 2 3 4 5; do
-	port=$(( 20000 + (RANDOM % 30000) ))
+	port=$(random_port)
 	./ietd-fake -f -d 1 -p "$port" -c "$dir/ietd.conf" \
 		--socket "$dir/ietd.sock" >"$dir/log" 2>&1 &
 	pid=$!
