@@ -115,11 +115,14 @@ def split_foreign(lines):
     return kept, reports
 
 
+def _matching(lines):
+    return [ln for ln in lines if BAD.search(ln) and MARK not in ln]
+
+
 def bad_lines(lines):
     """The lines that match a bad pattern: our own markers and the known
     foreign reports (FOREIGN) excluded."""
-    kept, _ = split_foreign(lines)
-    return [ln for ln in kept if BAD.search(ln) and MARK not in ln]
+    return _matching(split_foreign(lines)[0])
 
 
 def audit(path, start):
@@ -137,7 +140,7 @@ def audit(path, start):
     for msg in reports:
         print(f"kmsg audit: note: set aside a known report from outside iscsi_trgt: {msg}",
               file=sys.stderr)
-    bad = [ln for ln in kept if BAD.search(ln) and MARK not in ln]
+    bad = _matching(kept)
     for ln in bad:
         print(ln)
     return 1 if bad else 0
