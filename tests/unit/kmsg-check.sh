@@ -80,6 +80,8 @@ echo "[    0.600000] no mark here" >"$dir/nomark.log"
 audit boot
 audit nomark
 check "the audit starts at the start mark" rc boot 0
+python3 "$top/tests/vm/vmlib/kmsg.py" boot "$dir/boot.log" "$mark" >"$dir/boot.out"
+check "boot lists what the boot logged before it" grep -q 'WARNING: CPU: 0 PID: 1 at boot.c' "$dir/boot.out"
 check "a log without the start mark is an error, not a pass" rc nomark 2
 
 summary

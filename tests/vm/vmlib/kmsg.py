@@ -125,18 +125,19 @@ def bad_lines(lines):
     return _matching(split_foreign(lines)[0])
 
 
-def audit(path, start):
+def audit(path, start, before=False):
     """tests/vm/guest-run's audit of a whole run's kernel log (dmesg.log):
-    the bad lines from the line holding start on, on stdout; a note per
-    known foreign report on stderr. Exit status 0 if there is no bad line,
-    1 if there is, 2 if start is not in the log."""
+    the bad lines from the line holding start on (or, with before, those
+    the boot logged ahead of it), on stdout; a note per known foreign report
+    on stderr. Exit status 0 if there is no bad line, 1 if there is, 2 if
+    start is not in the log."""
     with open(path, errors="replace") as f:
         lines = f.read().splitlines()
     first = next((n for n, ln in enumerate(lines) if start in ln), None)
     if first is None:
         print(f"kmsg audit: '{start}' is not in {path}", file=sys.stderr)
         return 2
-    kept, reports = split_foreign(lines[first:])
+    kept, reports = split_foreign(lines[:first] if before else lines[first:])
     for msg in reports:
         print(f"kmsg audit: note: set aside a known report from outside iscsi_trgt: {msg}",
               file=sys.stderr)
@@ -147,7 +148,9 @@ def audit(path, start):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] != "audit":
-        print("usage: kmsg.py audit DMESG_LOG START_MARK", file=sys.stderr)
+    if len(sys.argv) != 4 or sys.argv[1] not in ("audit", "boot"):
+        print("usage: kmsg.py audit|boot DMESG_LOG START_MARK\n"
+              "  audit: the bad lines from START_MARK on; boot: those before it",
+              file=sys.stderr)
         sys.exit(2)
-    sys.exit(audit(sys.argv[2], sys.argv[3]))
+    sys.exit(audit(sys.argv[2], sys.argv[3], before=sys.argv[1] == "boot"))
