@@ -11,12 +11,17 @@ cd "$(dirname "$0")"
 ./kmsg-check.sh | tee obj/kmsg.out
 # Count from the summaries (tee hides exit codes); a missing one fails.
 summary='s/^\([a-z]*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed$/\2 \3/p'
-set -- $(sed -n "$summary" obj/unit.out obj/initiator.out obj/daemon.out \
-	obj/packaging.out obj/kmsg.out)
-if [ $# != 10 ]; then
-	echo "a test run ended without its summary"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-echo "$(($1 + $3 + $5 + $7 + $9)) passed, $(($2 + $4 + $6 + $8 + ${10})) failed"
-[ "$(($2 + $4 + $6 + $8 + ${10}))" = 0 ]
+passed=0
+failed=0
+for out in unit initiator daemon packaging kmsg; do
+	set -- $(sed -n "$summary" "obj/$out.out")
+	if [ $# != 2 ]; then
+		echo "the $out run ended without its summary"
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	passed=$((passed + $1))
+	failed=$((failed + $2))
+done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
