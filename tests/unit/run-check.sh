@@ -1,19 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # make check: the unit tests, then ietd-fake with real initiator software
-# and as a daemon, the packaging, the VM suite's kernel-log audit, then the
-# total over all of them.
+# and as a daemon, the packaging, the VM suite's kernel-log audit and its
+# reading of libiscsi's conformance run, then the total over all of them.
 cd "$(dirname "$0")"
 ./run-tests | tee obj/unit.out
 ./initiator-check.sh | tee obj/initiator.out
 ./daemon-check.sh | tee obj/daemon.out
 ./packaging-check.sh | tee obj/packaging.out
 ./kmsg-check.sh | tee obj/kmsg.out
+./cunit-check.py | tee obj/cunit.out
 # Count from the summaries (tee hides exit codes); a missing one fails.
 summary='s/^\([a-z]*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed$/\2 \3/p'
 passed=0
 failed=0
-for out in unit initiator daemon packaging kmsg; do
+for out in unit initiator daemon packaging kmsg cunit; do
 	set -- $(sed -n "$summary" "obj/$out.out")
 	if [ $# != 2 ]; then
 		echo "the $out run ended without its summary"
