@@ -456,12 +456,40 @@ void iet_scsi_done(struct iet_scsi_req *req);
 void iet_scsi_check_ua(struct iet_scsi_req *req);
 void iet_scsi_account(struct iet_stats *st, const struct iet_scsi_req *req);
 void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max);
-int iet_spc_parse_any_lun(struct iet_scsi_req *req);
 void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq);
+void iet_scsi_invalid_field(struct iet_scsi_req *req, u32 byte, int bit);
 void iet_scsi_set_data(struct iet_scsi_req *req, u32 off, const void *src,
 		       u32 len);
-int iet_sbc_parse(struct iet_scsi_req *req);
-int iet_spc_parse(struct iet_scsi_req *req);
+
+/*
+ * A command of the device server: how its CDB is parsed, and what REPORT
+ * SUPPORTED OPERATION CODES says of it. usage[] holds the bits of the CDB
+ * the device server looks at (SPC-4 6.35.3); a CDB with any other bit set
+ * is refused before parse() runs, so the report is what dispatch does.
+ * Entries of one operation code are adjacent in their table.
+ */
+struct iet_opcode {
+	u8 op;
+	u8 sa;			/* the service action, with IET_OP_SA */
+	u8 flags;
+	u8 len;			/* of the CDB */
+	u16 timeout;		/* recommended command timeout, seconds */
+	void (*parse)(struct iet_scsi_req *req);
+	u8 usage[16];
+};
+
+#define IET_OP_SA	0x01	/* a service action in CDB byte 1, bits 4-0 */
+#define IET_OP_ANY_LUN	0x02	/* answered for any LUN, before UAs */
+
+extern const struct iet_opcode iet_spc_opcodes[];
+extern const unsigned int iet_spc_nr_opcodes;
+extern const struct iet_opcode iet_sbc_opcodes[];
+extern const unsigned int iet_sbc_nr_opcodes;
+
+void iet_opcodes_init(void);
+const struct iet_opcode *iet_opcode_find(const u8 *cdb);
+void iet_opcodes_report_parse(struct iet_scsi_req *req);
+void iet_tmf_report_parse(struct iet_scsi_req *req);
 
 enum iet_cmd_kind {
 	IET_KIND_NONE,		/* stands in for a CmdSN taken as received */
@@ -586,6 +614,7 @@ int iet_data_out_start(struct iet_conn *conn);
 int iet_data_out_end(struct iet_conn *conn);
 void iet_tmf_execute(struct iet_cmd *cmd);
 void iet_tmf_release(struct iet_cmd *victim);
+void iet_tmf_supported(u8 *d);
 void iet_logout_execute(struct iet_cmd *cmd);
 void iet_text_execute(struct iet_cmd *cmd);
 void iet_conn_check_logout(struct iet_conn *conn);

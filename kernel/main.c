@@ -9,6 +9,7 @@ static int __init iet_init(void)
 {
 	int ret;
 
+	iet_opcodes_init();
 	ret = iet_cmd_cache_init();
 	if (ret)
 		return ret;

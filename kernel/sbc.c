@@ -156,59 +156,122 @@ static void sync_cache_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 	req->io.len = (u64)nr << req->lun->blkbits;
 }
 
-int iet_sbc_parse(struct iet_scsi_req *req)
+static void rw6_parse(struct iet_scsi_req *req)
 {
 	const u8 *cdb = req->cdb;
 
-	switch (cdb[0]) {
-	case READ_6:
-	case WRITE_6:
-		rw_parse(req, get_unaligned_be24(cdb + 1) & 0x1fffff,
-			 cdb[4] ?: 256, cdb[0] == WRITE_6, 0, false);
-		return 0;
-	case READ_10:
-	case WRITE_10:
-		rw_parse(req, get_unaligned_be32(cdb + 2),
-			 get_unaligned_be16(cdb + 7), cdb[0] == WRITE_10,
-			 cdb[1] >> 5, cdb[1] & 0x08);
-		return 0;
-	case READ_12:
-	case WRITE_12:
-		rw_parse(req, get_unaligned_be32(cdb + 2),
-			 get_unaligned_be32(cdb + 6), cdb[0] == WRITE_12,
-			 cdb[1] >> 5, cdb[1] & 0x08);
-		return 0;
-	case READ_16:
-	case WRITE_16:
-		rw_parse(req, get_unaligned_be64(cdb + 2),
-			 get_unaligned_be32(cdb + 10), cdb[0] == WRITE_16,
-			 cdb[1] >> 5, cdb[1] & 0x08);
-		return 0;
-	case READ_CAPACITY:
-		/* Without PMI the LBA field must be zero. */
-		if (!(cdb[8] & 0x01) && get_unaligned_be32(cdb + 2)) {
-			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
-			return 0;
-		}
-		iet_scsi_data_in(req, 8, 8);
-		req->execute = read_capacity10_execute;
-		return 0;
-	case SERVICE_ACTION_IN_16:
-		if ((cdb[1] & 0x1f) != SAI_READ_CAPACITY_16) {
-			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
-			return 0;
-		}
-		iet_scsi_data_in(req, get_unaligned_be32(cdb + 10), 32);
-		req->execute = read_capacity16_execute;
-		return 0;
-	case SYNCHRONIZE_CACHE:
-		sync_cache_parse(req, get_unaligned_be32(cdb + 2),
-				 get_unaligned_be16(cdb + 7));
-		return 0;
-	case SYNCHRONIZE_CACHE_16:
-		sync_cache_parse(req, get_unaligned_be64(cdb + 2),
-				 get_unaligned_be32(cdb + 10));
-		return 0;
-	}
-	return -ENOENT;
+	rw_parse(req, get_unaligned_be24(cdb + 1) & 0x1fffff, cdb[4] ?: 256,
+		 cdb[0] == WRITE_6, 0, false);
 }
+
+static void rw10_parse(struct iet_scsi_req *req)
+{
+	const u8 *cdb = req->cdb;
+
+	rw_parse(req, get_unaligned_be32(cdb + 2), get_unaligned_be16(cdb + 7),
+		 cdb[0] == WRITE_10, cdb[1] >> 5, cdb[1] & 0x08);
+}
+
+static void rw12_parse(struct iet_scsi_req *req)
+{
+	const u8 *cdb = req->cdb;
+
+	rw_parse(req, get_unaligned_be32(cdb + 2), get_unaligned_be32(cdb + 6),
+		 cdb[0] == WRITE_12, cdb[1] >> 5, cdb[1] & 0x08);
+}
+
+static void rw16_parse(struct iet_scsi_req *req)
+{
+	const u8 *cdb = req->cdb;
+
+	rw_parse(req, get_unaligned_be64(cdb + 2), get_unaligned_be32(cdb + 10),
+		 cdb[0] == WRITE_16, cdb[1] >> 5, cdb[1] & 0x08);
+}
+
+static void read_capacity10_parse(struct iet_scsi_req *req)
+{
+	/* Without PMI the LBA field must be zero. */
+	if (!(req->cdb[8] & 0x01) && get_unaligned_be32(req->cdb + 2))
+		return iet_scsi_invalid_field(req, 2, -1);
+	iet_scsi_data_in(req, 8, 8);
+	req->execute = read_capacity10_execute;
+}
+
+static void read_capacity16_parse(struct iet_scsi_req *req)
+{
+	iet_scsi_data_in(req, get_unaligned_be32(req->cdb + 10), 32);
+	req->execute = read_capacity16_execute;
+}
+
+static void sync_cache10_parse(struct iet_scsi_req *req)
+{
+	sync_cache_parse(req, get_unaligned_be32(req->cdb + 2),
+			 get_unaligned_be16(req->cdb + 7));
+}
+
+static void sync_cache16_parse(struct iet_scsi_req *req)
+{
+	sync_cache_parse(req, get_unaligned_be64(req->cdb + 2),
+			 get_unaligned_be32(req->cdb + 10));
+}
+
+/*
+ * What the CDBs of reads and writes carry: RDPROTECT or WRPROTECT (refused
+ * unless 0), DPO (a hint, taken), FUA, FUA_NV (no non-volatile cache: as
+ * good as done), and a group number, which only names a statistics group.
+ */
+#define RW_FLAGS	0xfa
+#define GROUP		0x1f
+#define CONTROL		0x04	/* NACA, refused: no ACA */
+#define RW_TIMEOUT	30
+#define SYNC_TIMEOUT	60
+
+const struct iet_opcode iet_sbc_opcodes[] = {
+	{ .op = READ_6, .len = 6, .timeout = RW_TIMEOUT, .parse = rw6_parse,
+	  .usage = { READ_6, 0x1f, 0xff, 0xff, 0xff, CONTROL } },
+	{ .op = WRITE_6, .len = 6, .timeout = RW_TIMEOUT, .parse = rw6_parse,
+	  .usage = { WRITE_6, 0x1f, 0xff, 0xff, 0xff, CONTROL } },
+	{ .op = READ_CAPACITY, .len = 10, .timeout = 10,
+	  .parse = read_capacity10_parse,
+	  .usage = { READ_CAPACITY, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x01,
+		     CONTROL } },
+	{ .op = READ_10, .len = 10, .timeout = RW_TIMEOUT, .parse = rw10_parse,
+	  .usage = { READ_10, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, GROUP, 0xff,
+		     0xff, CONTROL } },
+	{ .op = WRITE_10, .len = 10, .timeout = RW_TIMEOUT, .parse = rw10_parse,
+	  .usage = { WRITE_10, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, GROUP, 0xff,
+		     0xff, CONTROL } },
+	/*
+	 * IMMED: answered once the cache is flushed, which is allowed;
+	 * SYNC_NV (obsolete): every flush reaches stable storage.
+	 */
+	{ .op = SYNCHRONIZE_CACHE, .len = 10, .timeout = SYNC_TIMEOUT,
+	  .parse = sync_cache10_parse,
+	  .usage = { SYNCHRONIZE_CACHE, 0x06, 0xff, 0xff, 0xff, 0xff, GROUP,
+		     0xff, 0xff, CONTROL } },
+	{ .op = READ_16, .len = 16, .timeout = RW_TIMEOUT, .parse = rw16_parse,
+	  .usage = { READ_16, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP, CONTROL } },
+	{ .op = WRITE_16, .len = 16, .timeout = RW_TIMEOUT, .parse = rw16_parse,
+	  .usage = { WRITE_16, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP, CONTROL } },
+	{ .op = SYNCHRONIZE_CACHE_16, .len = 16, .timeout = SYNC_TIMEOUT,
+	  .parse = sync_cache16_parse,
+	  .usage = { SYNCHRONIZE_CACHE_16, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP,
+		     CONTROL } },
+	{ .op = SERVICE_ACTION_IN_16, .sa = SAI_READ_CAPACITY_16,
+	  .flags = IET_OP_SA, .len = 16, .timeout = 10,
+	  .parse = read_capacity16_parse,
+	  .usage = { SERVICE_ACTION_IN_16, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+		     CONTROL } },
+	{ .op = READ_12, .len = 12, .timeout = RW_TIMEOUT, .parse = rw12_parse,
+	  .usage = { READ_12, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, GROUP, CONTROL } },
+	{ .op = WRITE_12, .len = 12, .timeout = RW_TIMEOUT, .parse = rw12_parse,
+	  .usage = { WRITE_12, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, GROUP, CONTROL } },
+};
+
+const unsigned int iet_sbc_nr_opcodes = ARRAY_SIZE(iet_sbc_opcodes);

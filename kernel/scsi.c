@@ -37,38 +37,59 @@ void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max)
 	req->xfer_len = alloc;
 }
 
+/*
+ * INVALID FIELD IN CDB, pointing at the byte (and bit, unless < 0) at
+ * fault in the sense-key specific bytes (SPC-4 4.5.2.4.2).
+ */
+void iet_scsi_invalid_field(struct iet_scsi_req *req, u32 byte, int bit)
+{
+	iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
+	req->sense[15] = 0x80 | 0x40;			/* SKSV, C/D: the CDB */
+	if (bit >= 0)
+		req->sense[15] |= 0x08 | bit;		/* BPV */
+	put_unaligned_be16(byte, req->sense + 16);
+}
+
+/* Refuses a CDB with a bit set that its command does not look at. */
+static bool cdb_usage_ok(struct iet_scsi_req *req, const struct iet_opcode *op)
+{
+	unsigned int i;
+	u8 extra;
+
+	for (i = 1; i < op->len; i++) {
+		extra = req->cdb[i] & ~op->usage[i];
+		if (extra) {
+			iet_scsi_invalid_field(req, i, fls(extra) - 1);
+			return false;
+		}
+	}
+	/* NACA: ACA is not supported (INQUIRY reports NormACA=0). */
+	if (req->cdb[op->len - 1] & 0x04) {
+		iet_scsi_invalid_field(req, op->len - 1, 2);
+		return false;
+	}
+	return true;
+}
+
 void iet_scsi_parse(struct iet_scsi_req *req)
 {
-	int ret;
+	const struct iet_opcode *op = iet_opcode_find(req->cdb);
 
 	req->status = SAM_STAT_GOOD;
 	req->execute = NULL;
 	req->execute_nowait = NULL;
 	req->blocking = false;
-	/* Commands that do not need a logical unit answer for every LUN. */
-	ret = iet_spc_parse_any_lun(req);
-	if (ret != -ENOENT)
-		return;
-	if (!req->lun) {
-		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x25, 0x00);
-		return;
+	/* INQUIRY, REPORT LUNS, REQUEST SENSE answer for every LUN. */
+	if (!op || !(op->flags & IET_OP_ANY_LUN)) {
+		if (!req->lun)
+			return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x25, 0x00);
+		/* Reported when the command runs, in CmdSN order (below). */
+		req->check_ua = true;
 	}
-	if (req->cdb[0] == VARIABLE_LENGTH_CMD) {
-		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x20, 0x00);
-		return;
-	}
-	/* NACA: we do not support ACA (INQUIRY reports NormACA=0). */
-	if (req->cdb[scsi_command_size(req->cdb) - 1] & 0x04) {
-		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
-		return;
-	}
-	/* Reported when the command runs, in CmdSN order (see below). */
-	req->check_ua = true;
-	ret = iet_sbc_parse(req);
-	if (ret == -ENOENT)
-		ret = iet_spc_parse(req);
-	if (ret == -ENOENT)
-		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x20, 0x00);
+	if (!op)
+		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x20, 0x00);
+	if (cdb_usage_ok(req, op))
+		op->parse(req);
 }
 
 /*

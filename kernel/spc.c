@@ -177,8 +177,8 @@ static void inquiry_parse(struct iet_scsi_req *req)
 	bool evpd = req->cdb[1] & 0x01;
 	unsigned int i;
 
-	if (req->cdb[1] & 0xfe || (!evpd && req->cdb[2]))
-		return invalid_cdb(req);
+	if (!evpd && req->cdb[2])
+		return iet_scsi_invalid_field(req, 2, -1);
 	if (evpd) {
 		/* VPD pages describe a logical unit: there must be one. */
 		if (!req->lun)
@@ -187,7 +187,7 @@ static void inquiry_parse(struct iet_scsi_req *req)
 			if (vpd_pages[i].page == req->cdb[2])
 				break;
 		if (i == ARRAY_SIZE(vpd_pages))
-			return invalid_cdb(req);
+			return iet_scsi_invalid_field(req, 2, -1);
 	}
 	iet_scsi_data_in(req, get_unaligned_be16(req->cdb + 3), VPD_MAX);
 	req->execute = inquiry_execute;
@@ -255,27 +255,8 @@ static int request_sense_execute(struct iet_scsi_req *req)
 
 static void request_sense_parse(struct iet_scsi_req *req)
 {
-	if (req->cdb[1] & 0xfe)
-		return invalid_cdb(req);
 	iet_scsi_data_in(req, req->cdb[4], IET_SENSE_MAX);
 	req->execute = request_sense_execute;
-}
-
-/* INQUIRY, REPORT LUNS and REQUEST SENSE work without a logical unit. */
-int iet_spc_parse_any_lun(struct iet_scsi_req *req)
-{
-	switch (req->cdb[0]) {
-	case INQUIRY:
-		inquiry_parse(req);
-		return 0;
-	case REPORT_LUNS:
-		report_luns_parse(req);
-		return 0;
-	case REQUEST_SENSE:
-		request_sense_parse(req);
-		return 0;
-	}
-	return -ENOENT;
 }
 
 /* ---- MODE SENSE -------------------------------------------------------- */
@@ -408,23 +389,43 @@ static void no_data(struct iet_scsi_req *req)
 	req->buf_len = 0;
 }
 
-int iet_spc_parse(struct iet_scsi_req *req)
-{
-	switch (req->cdb[0]) {
-	case TEST_UNIT_READY:
-		no_data(req);
-		return 0;
-	case START_STOP:
-		/* Power conditions and loading do not apply: accepted. */
-		no_data(req);
-		return 0;
-	case ALLOW_MEDIUM_REMOVAL:
-		no_data(req);
-		return 0;
-	case MODE_SENSE:
-	case MODE_SENSE_10:
-		mode_sense_parse(req);
-		return 0;
-	}
-	return -ENOENT;
-}
+#define CONTROL	0x04	/* NACA, refused: no ACA */
+
+const struct iet_opcode iet_spc_opcodes[] = {
+	{ .op = TEST_UNIT_READY, .len = 6, .timeout = 10, .parse = no_data,
+	  .usage = { TEST_UNIT_READY, 0, 0, 0, 0, CONTROL } },
+	{ .op = REQUEST_SENSE, .len = 6, .timeout = 10,
+	  .flags = IET_OP_ANY_LUN, .parse = request_sense_parse,
+	  .usage = { REQUEST_SENSE, 0x01, 0, 0, 0xff, CONTROL } },
+	{ .op = INQUIRY, .len = 6, .timeout = 10, .flags = IET_OP_ANY_LUN,
+	  .parse = inquiry_parse,
+	  .usage = { INQUIRY, 0x01, 0xff, 0xff, 0xff, CONTROL } },
+	{ .op = MODE_SENSE, .len = 6, .timeout = 10, .parse = mode_sense_parse,
+	  .usage = { MODE_SENSE, 0x08, 0xff, 0xff, 0xff, CONTROL } },
+	/* Power conditions and loading do not apply: accepted. */
+	{ .op = START_STOP, .len = 6, .timeout = 10, .parse = no_data,
+	  .usage = { START_STOP, 0x01, 0, 0x0f, 0xf7, CONTROL } },
+	{ .op = ALLOW_MEDIUM_REMOVAL, .len = 6, .timeout = 10,
+	  .parse = no_data,
+	  .usage = { ALLOW_MEDIUM_REMOVAL, 0, 0, 0, 0x03, CONTROL } },
+	{ .op = MODE_SENSE_10, .len = 10, .timeout = 10,
+	  .parse = mode_sense_parse,
+	  .usage = { MODE_SENSE_10, 0x18, 0xff, 0xff, 0, 0, 0, 0xff, 0xff,
+		     CONTROL } },
+	{ .op = REPORT_LUNS, .len = 12, .timeout = 10,
+	  .flags = IET_OP_ANY_LUN, .parse = report_luns_parse,
+	  .usage = { REPORT_LUNS, 0, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
+		     0, CONTROL } },
+	{ .op = MAINTENANCE_IN, .sa = MI_REPORT_SUPPORTED_OPERATION_CODES,
+	  .flags = IET_OP_SA, .len = 12, .timeout = 10,
+	  .parse = iet_opcodes_report_parse,
+	  .usage = { MAINTENANCE_IN, 0x1f, 0x87, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, 0, CONTROL } },
+	{ .op = MAINTENANCE_IN, .sa = MI_REPORT_SUPPORTED_TASK_MANAGEMENT_FUNCTIONS,
+	  .flags = IET_OP_SA, .len = 12, .timeout = 10,
+	  .parse = iet_tmf_report_parse,
+	  .usage = { MAINTENANCE_IN, 0x1f, 0x80, 0, 0, 0, 0xff, 0xff, 0xff,
+		     0xff, 0, CONTROL } },
+};
+
+const unsigned int iet_spc_nr_opcodes = ARRAY_SIZE(iet_spc_opcodes);

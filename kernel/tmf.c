@@ -208,3 +208,15 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 	abort_all(tmf, &victims);
 	tmf_put_wait(tmf);
 }
+
+/*
+ * The functions iet_tmf_execute() performs, as the first two bytes of
+ * REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS' parameter data (SPC-4 6.36):
+ * ABORT TASK, ABORT TASK SET, CLEAR TASK SET, LOGICAL UNIT RESET and
+ * TARGET RESET (warm and cold alike). Keep the two together.
+ */
+void iet_tmf_supported(u8 *d)
+{
+	d[0] = 0x80 | 0x40 | 0x10 | 0x08 | 0x02;	/* ATS ATSS CTSS LURS TRS */
+	d[1] = 0;
+}
