@@ -148,3 +148,37 @@ u32 iet_crc32c_buf(u32 crc, const struct iet_buf *buf, u32 off, u32 len)
 	}
 	return crc;
 }
+
+/*
+ * Where len bytes of a at aoff and of b at boff first differ, or len if
+ * they do not (both must hold them).
+ */
+u32 iet_buf_cmp(const struct iet_buf *a, u32 aoff, const struct iet_buf *b,
+		u32 boff, u32 len)
+{
+	u32 done = 0;
+
+	if (WARN_ON_ONCE(aoff + len > a->len || boff + len > b->len))
+		return 0;
+	while (done < len) {
+		u32 ao = aoff % PAGE_SIZE, bo = boff % PAGE_SIZE;
+		u32 n = min3(len - done, (u32)PAGE_SIZE - ao, (u32)PAGE_SIZE - bo);
+		u8 *pa = kmap_local_page(a->bvec[aoff / PAGE_SIZE].bv_page);
+		u8 *pb = kmap_local_page(b->bvec[boff / PAGE_SIZE].bv_page);
+		u32 i = 0;
+
+		if (memcmp(pa + ao, pb + bo, n))
+			while (pa[ao + i] == pb[bo + i])
+				i++;
+		else
+			i = n;
+		kunmap_local(pb);
+		kunmap_local(pa);
+		done += i;
+		if (i < n)
+			break;
+		aoff += n;
+		boff += n;
+	}
+	return done;
+}

@@ -6,6 +6,7 @@
  * parameter direct_writes.
  */
 #include <linux/blkdev.h>
+#include <linux/fadvise.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -263,6 +264,12 @@ static int fileio_flush(struct iet_lun *lun, struct iet_scsi_req *req)
 	return ret;
 }
 
+/* PRE-FETCH: readahead into the page cache, not waited for. */
+static void fileio_prefetch(struct iet_lun *lun, loff_t pos, u64 len)
+{
+	vfs_fadvise(fileio_file(lun), pos, len, POSIX_FADV_WILLNEED);
+}
+
 /* In an I/O thread: synchronous VFS I/O, the seed design. */
 static void fileio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 {
@@ -292,4 +299,5 @@ const struct iet_backend_ops iet_fileio_ops = {
 	.detach = fileio_detach,
 	.submit = fileio_submit,
 	.read_cached = fileio_read_cached,
+	.prefetch = fileio_prefetch,
 };

@@ -62,6 +62,8 @@ void iet_buf_free(struct iet_buf *buf);
 void iet_buf_copy_to(struct iet_buf *buf, u32 off, const void *src, u32 len);
 void iet_buf_copy_from(const struct iet_buf *buf, u32 off, void *dst, u32 len);
 void iet_buf_zero(struct iet_buf *buf, u32 off, u32 len);
+u32 iet_buf_cmp(const struct iet_buf *a, u32 aoff, const struct iet_buf *b,
+		u32 boff, u32 len);
 void iet_buf_iter(const struct iet_buf *buf, struct iov_iter *iter,
 		  unsigned int dir, u32 off, u32 len);
 
@@ -91,7 +93,12 @@ struct iet_io {
 	u32 done;			/* bytes read without sleeping */
 	atomic_t pending;		/* bios in flight, plus one */
 	int error;
+	/* Ends an I/O of iet_lun_io_sync() instead of the command. */
+	void (*end)(struct iet_scsi_req *req, int error);
 };
+
+int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
+		    struct iet_buf *buf, u32 len, bool stable);
 
 /*
  * Storage behind a LUN, asynchronous at the interface: submit() starts the
@@ -100,7 +107,8 @@ struct iet_io {
  * does synchronous VFS I/O says so (blocking): then only the target's I/O
  * threads call it. read_cached() serves a read from what is in memory and
  * never sleeps: it returns 0 once io.done covers io.len, else -EAGAIN
- * (having moved io.done on by what it found).
+ * (having moved io.done on by what it found). prefetch(), if there, starts
+ * reading a range into the backend's cache, from an I/O thread.
  */
 struct iet_backend_ops {
 	const char *name;
@@ -110,6 +118,7 @@ struct iet_backend_ops {
 	void (*detach)(struct iet_lun *lun);
 	void (*submit)(struct iet_lun *lun, struct iet_scsi_req *req);
 	int (*read_cached)(struct iet_lun *lun, struct iet_scsi_req *req);
+	void (*prefetch)(struct iet_lun *lun, loff_t pos, u64 len);
 };
 
 extern const struct iet_backend_ops iet_fileio_ops;
@@ -452,6 +461,10 @@ struct iet_scsi_req {
 void iet_scsi_parse(struct iet_scsi_req *req);
 int iet_scsi_execute(struct iet_scsi_req *req);
 void iet_scsi_io_done(struct iet_scsi_req *req, int error);
+void iet_scsi_io_error(struct iet_scsi_req *req, enum iet_io_op op, int error);
+bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr);
+void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
+		      u8 protect, bool fua);
 void iet_scsi_done(struct iet_scsi_req *req);
 void iet_scsi_check_ua(struct iet_scsi_req *req);
 void iet_scsi_account(struct iet_stats *st, const struct iet_scsi_req *req);
@@ -485,6 +498,8 @@ extern const struct iet_opcode iet_spc_opcodes[];
 extern const unsigned int iet_spc_nr_opcodes;
 extern const struct iet_opcode iet_sbc_opcodes[];
 extern const unsigned int iet_sbc_nr_opcodes;
+extern const struct iet_opcode iet_verify_opcodes[];
+extern const unsigned int iet_verify_nr_opcodes;
 
 void iet_opcodes_init(void);
 const struct iet_opcode *iet_opcode_find(const u8 *cdb);

@@ -18,6 +18,7 @@ static const struct {
 	const unsigned int *nr;
 } tables[] = {
 	{ iet_sbc_opcodes, &iet_sbc_nr_opcodes },
+	{ iet_verify_opcodes, &iet_verify_nr_opcodes },
 	{ iet_spc_opcodes, &iet_spc_nr_opcodes },
 };
 

@@ -3,6 +3,8 @@
  * SBC-3 block commands: READ and WRITE (6, 10, 12, 16), READ CAPACITY (10,
  * 16), SYNCHRONIZE CACHE (10, 16). Only whole blocks reach a backend.
  */
+#include <linux/completion.h>
+#include <linux/slab.h>
 #include <scsi/scsi_common.h>
 
 #include "iet.h"
@@ -30,11 +32,9 @@ static int read_cached_execute(struct iet_scsi_req *req)
 }
 
 /* How a backend's error reads in sense data, per kind of I/O. */
-void iet_scsi_io_done(struct iet_scsi_req *req, int error)
+void iet_scsi_io_error(struct iet_scsi_req *req, enum iet_io_op op, int error)
 {
-	if (!error)
-		goto done;
-	switch (req->io.op) {
+	switch (op) {
 	case IET_IO_NONE:
 	case IET_IO_READ:
 		iet_scsi_sense(req, MEDIUM_ERROR, 0x11, 0x00);
@@ -50,12 +50,66 @@ void iet_scsi_io_done(struct iet_scsi_req *req, int error)
 			iet_scsi_sense(req, MEDIUM_ERROR, 0x0c, 0x00);
 		break;
 	}
-done:
+}
+
+void iet_scsi_io_done(struct iet_scsi_req *req, int error)
+{
+	if (req->io.end) {
+		req->io.end(req, error);
+		return;
+	}
+	if (error)
+		iet_scsi_io_error(req, req->io.op, error);
 	iet_scsi_done(req);
 }
 
+/* An I/O of iet_lun_io_sync(), made like a command's for the backend. */
+struct sync_io {
+	struct iet_scsi_req req;
+	struct completion done;
+	int error;
+};
+
+static void sync_io_end(struct iet_scsi_req *req, int error)
+{
+	struct sync_io *s = container_of(req, struct sync_io, req);
+
+	s->error = error;
+	complete(&s->done);
+}
+
+/*
+ * One I/O of len bytes of buf at pos, waited for: for a command that runs
+ * in an I/O thread and moves data in steps of its own (VERIFY and the
+ * like). Any backend, blocking or not.
+ */
+int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
+		    struct iet_buf *buf, u32 len, bool stable)
+{
+	struct sync_io *s;
+	int ret;
+
+	might_sleep();
+	s = kzalloc(sizeof(*s), GFP_NOIO);
+	if (!s)
+		return -ENOMEM;
+	init_completion(&s->done);
+	s->req.lun = lun;
+	s->req.buf = *buf;	/* the pages stay the caller's */
+	s->req.io.op = op;
+	s->req.io.pos = pos;
+	s->req.io.len = len;
+	s->req.io.stable = stable;
+	s->req.io.end = sync_io_end;
+	lun->ops->submit(lun, &s->req);
+	wait_for_completion(&s->done);
+	ret = s->error;
+	kfree(s);
+	return ret;
+}
+
 /* Is [lba, lba + nr) on the medium? */
-static bool lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr)
+bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr)
 {
 	u64 blocks = req->lun->blocks;
 
@@ -71,8 +125,8 @@ static bool lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr)
  * moves: a write stores the whole blocks it was given, a read reads the
  * whole blocks covering what is asked for (libiscsi's residual tests).
  */
-static void rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
-		     u8 protect, bool fua)
+void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
+		      u8 protect, bool fua)
 {
 	struct iet_lun *lun = req->lun;
 	u8 bits = lun->blkbits;
@@ -80,7 +134,7 @@ static void rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 
 	if (protect)	/* INQUIRY says PROTECT=0 */
 		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
-	if (!lba_ok(req, lba, nr))
+	if (!iet_sbc_lba_ok(req, lba, nr))
 		return;
 	if ((u64)nr << bits > IET_MAX_XFER)
 		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
@@ -142,7 +196,7 @@ static int read_capacity16_execute(struct iet_scsi_req *req)
 
 static void sync_cache_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 {
-	if (!lba_ok(req, lba, nr))
+	if (!iet_sbc_lba_ok(req, lba, nr))
 		return;
 	req->lba = lba;
 	req->xfer_len = 0;
@@ -160,32 +214,35 @@ static void rw6_parse(struct iet_scsi_req *req)
 {
 	const u8 *cdb = req->cdb;
 
-	rw_parse(req, get_unaligned_be24(cdb + 1) & 0x1fffff, cdb[4] ?: 256,
-		 cdb[0] == WRITE_6, 0, false);
+	iet_sbc_rw_parse(req, get_unaligned_be24(cdb + 1) & 0x1fffff,
+			 cdb[4] ?: 256, cdb[0] == WRITE_6, 0, false);
 }
 
 static void rw10_parse(struct iet_scsi_req *req)
 {
 	const u8 *cdb = req->cdb;
 
-	rw_parse(req, get_unaligned_be32(cdb + 2), get_unaligned_be16(cdb + 7),
-		 cdb[0] == WRITE_10, cdb[1] >> 5, cdb[1] & 0x08);
+	iet_sbc_rw_parse(req, get_unaligned_be32(cdb + 2),
+			 get_unaligned_be16(cdb + 7), cdb[0] == WRITE_10,
+			 cdb[1] >> 5, cdb[1] & 0x08);
 }
 
 static void rw12_parse(struct iet_scsi_req *req)
 {
 	const u8 *cdb = req->cdb;
 
-	rw_parse(req, get_unaligned_be32(cdb + 2), get_unaligned_be32(cdb + 6),
-		 cdb[0] == WRITE_12, cdb[1] >> 5, cdb[1] & 0x08);
+	iet_sbc_rw_parse(req, get_unaligned_be32(cdb + 2),
+			 get_unaligned_be32(cdb + 6), cdb[0] == WRITE_12,
+			 cdb[1] >> 5, cdb[1] & 0x08);
 }
 
 static void rw16_parse(struct iet_scsi_req *req)
 {
 	const u8 *cdb = req->cdb;
 
-	rw_parse(req, get_unaligned_be64(cdb + 2), get_unaligned_be32(cdb + 10),
-		 cdb[0] == WRITE_16, cdb[1] >> 5, cdb[1] & 0x08);
+	iet_sbc_rw_parse(req, get_unaligned_be64(cdb + 2),
+			 get_unaligned_be32(cdb + 10), cdb[0] == WRITE_16,
+			 cdb[1] >> 5, cdb[1] & 0x08);
 }
 
 static void read_capacity10_parse(struct iet_scsi_req *req)
