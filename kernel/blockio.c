@@ -50,6 +50,9 @@ static int blockio_attach(struct iet_lun *lun, const char *path)
 		goto out_close;
 	lun->blocks = bdev_nr_bytes(bdev) >> lun->blkbits;
 	lun->private = bd;
+	/* A discarded range may read as anything: LBPRZ stays 0. */
+	lun->thin = bdev_max_discard_sectors(bdev) &&
+		    lun->iomode != IET_IOMODE_RO;
 	return 0;
 
 out_close:
@@ -154,10 +157,31 @@ static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 	io_put(req);
 }
 
+/*
+ * UNMAP is a discard. WRITE SAME with UNMAP is a write of zeros that lets
+ * the device deallocate (REQ_OP_WRITE_ZEROES without NOUNMAP), or zeros
+ * written where it cannot.
+ */
+static int blockio_unmap(struct iet_lun *lun, loff_t pos, u64 len, bool zero)
+{
+	struct block_device *bdev = lun_bdev(lun);
+	sector_t sector = pos >> SECTOR_SHIFT, nr = len >> SECTOR_SHIFT;
+	int ret;
+
+	if (zero)
+		ret = blkdev_issue_zeroout(bdev, sector, nr, GFP_NOIO, 0);
+	else
+		ret = blkdev_issue_discard(bdev, sector, nr, GFP_NOIO);
+	if (!ret && lun->iomode == IET_IOMODE_WT)
+		ret = blkdev_issue_flush(bdev);
+	return ret;
+}
+
 const struct iet_backend_ops iet_blockio_ops = {
 	.name = "blockio",
 	.type = IET_LUN_BLOCKIO,
 	.attach = blockio_attach,
 	.detach = blockio_detach,
 	.submit = blockio_submit,
+	.unmap = blockio_unmap,
 };

@@ -6,6 +6,7 @@
  * parameter direct_writes.
  */
 #include <linux/blkdev.h>
+#include <linux/falloc.h>
 #include <linux/fadvise.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -156,6 +157,10 @@ static int fileio_attach(struct iet_lun *lun, const char *path)
 			fio->direct ? "direct I/O" : "buffered I/O and a sync each");
 	lun->blocks = size >> lun->blkbits;
 	lun->private = fio;
+	/* Holes in a regular file: deallocated, and read as zeros. */
+	lun->thin = S_ISREG(inode->i_mode) && file->f_op->fallocate &&
+		    lun->iomode != IET_IOMODE_RO;
+	lun->lbprz = lun->thin;
 	return 0;
 }
 
@@ -270,6 +275,38 @@ static void fileio_prefetch(struct iet_lun *lun, loff_t pos, u64 len)
 	vfs_fadvise(fileio_file(lun), pos, len, POSIX_FADV_WILLNEED);
 }
 
+/* A hole punched: the blocks read as zeros and hold no space. */
+static int fileio_unmap(struct iet_lun *lun, loff_t pos, u64 len, bool zero)
+{
+	struct file *file = fileio_file(lun);
+	int ret;
+
+	ret = vfs_fallocate(file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			    pos, len);
+	if (!ret && lun->iomode == IET_IOMODE_WT)
+		ret = vfs_fsync_range(file, pos, pos + len - 1, 1);
+	return ret;
+}
+
+/* SEEK_DATA and SEEK_HOLE: what the file system knows of its holes. */
+static int fileio_mapped(struct iet_lun *lun, loff_t pos, loff_t *end,
+			 bool *mapped)
+{
+	struct file *file = fileio_file(lun);
+	loff_t data = vfs_llseek(file, pos, SEEK_DATA);
+
+	if (data == -ENXIO) {		/* a hole to the end of the file */
+		*mapped = false;
+		*end = LLONG_MAX;
+		return 0;
+	}
+	if (data < 0)
+		return data;
+	*mapped = data == pos;
+	*end = *mapped ? vfs_llseek(file, pos, SEEK_HOLE) : data;
+	return *end < 0 ? *end : 0;
+}
+
 /* In an I/O thread: synchronous VFS I/O, the seed design. */
 static void fileio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 {
@@ -300,4 +337,6 @@ const struct iet_backend_ops iet_fileio_ops = {
 	.submit = fileio_submit,
 	.read_cached = fileio_read_cached,
 	.prefetch = fileio_prefetch,
+	.unmap = fileio_unmap,
+	.mapped = fileio_mapped,
 };

@@ -33,6 +33,7 @@
 #define IET_SENSE_MAX		96
 #define IET_TEXT_MAX		8192		/* a Text Request in full feature phase */
 #define IET_CACHED_READ_MAX	(128U << 10)	/* served by the read thread */
+#define IET_CAW_MAX		32		/* blocks of a COMPARE AND WRITE */
 #define IET_NULLIO_BLOCKS	(64ULL << 20)	/* 32 GiB at 512 bytes */
 #define IET_LUN_ANY		U32_MAX		/* every LUN (unit attentions, TMFs) */
 #define IET_LUN_NONE		(U32_MAX - 1)	/* an address we never export */
@@ -109,6 +110,14 @@ int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
  * never sleeps: it returns 0 once io.done covers io.len, else -EAGAIN
  * (having moved io.done on by what it found). prefetch(), if there, starts
  * reading a range into the backend's cache, from an I/O thread.
+ *
+ * Thin provisioning, where attach() found the storage can (lun->thin),
+ * from an I/O thread: unmap() deallocates whole blocks, and with zero the
+ * range must read back as zeros after it (WRITE SAME with UNMAP); without
+ * it, the range reads as zeros only if lun->lbprz says so (UNMAP). Both
+ * are stable before they return when the LUN writes through. mapped(), if
+ * there, tells whether pos is mapped and where that extent ends (else
+ * everything is mapped).
  */
 struct iet_backend_ops {
 	const char *name;
@@ -119,6 +128,9 @@ struct iet_backend_ops {
 	void (*submit)(struct iet_lun *lun, struct iet_scsi_req *req);
 	int (*read_cached)(struct iet_lun *lun, struct iet_scsi_req *req);
 	void (*prefetch)(struct iet_lun *lun, loff_t pos, u64 len);
+	int (*unmap)(struct iet_lun *lun, loff_t pos, u64 len, bool zero);
+	int (*mapped)(struct iet_lun *lun, loff_t pos, loff_t *end,
+		      bool *mapped);
 };
 
 extern const struct iet_backend_ops iet_fileio_ops;
@@ -139,6 +151,9 @@ struct iet_lun {
 	char scsi_sn[IET_SCSI_SN_MAX + 1];
 	const struct iet_backend_ops *ops;
 	void *private;				/* the backend's */
+	struct mutex caw_lock;			/* one COMPARE AND WRITE at a time */
+	bool thin;				/* unmap() works here */
+	bool lbprz;				/* unmapped blocks read as zeros */
 	struct iet_stats stats;
 };
 
@@ -500,6 +515,12 @@ extern const struct iet_opcode iet_sbc_opcodes[];
 extern const unsigned int iet_sbc_nr_opcodes;
 extern const struct iet_opcode iet_verify_opcodes[];
 extern const unsigned int iet_verify_nr_opcodes;
+extern const struct iet_opcode iet_thin_opcodes[];
+extern const unsigned int iet_thin_nr_opcodes;
+
+u32 iet_write_same_max(struct iet_lun *lun);
+void iet_thin_block_limits(struct iet_lun *lun, u8 *d);
+void iet_get_lba_status_parse(struct iet_scsi_req *req);
 
 void iet_opcodes_init(void);
 const struct iet_opcode *iet_opcode_find(const u8 *cdb);

@@ -189,6 +189,8 @@ static int read_capacity16_execute(struct iet_scsi_req *req)
 
 	put_unaligned_be64(lun->blocks - 1, d);
 	put_unaligned_be32(lun->block_size, d + 8);
+	if (lun->thin)
+		d[14] = 0x80 | (lun->lbprz ? 0x40 : 0);	/* LBPME, LBPRZ */
 	iet_scsi_set_data(req, 0, d, sizeof(d));
 	req->data_len = min_t(u32, req->data_len, sizeof(d));
 	return 0;
@@ -323,6 +325,11 @@ const struct iet_opcode iet_sbc_opcodes[] = {
 	  .usage = { SERVICE_ACTION_IN_16, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
 		     CONTROL } },
+	{ .op = SERVICE_ACTION_IN_16, .sa = SAI_GET_LBA_STATUS,
+	  .flags = IET_OP_SA, .len = 16, .timeout = 60,
+	  .parse = iet_get_lba_status_parse,
+	  .usage = { SERVICE_ACTION_IN_16, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, CONTROL } },
 	{ .op = READ_12, .len = 12, .timeout = RW_TIMEOUT, .parse = rw12_parse,
 	  .usage = { READ_12, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, GROUP, CONTROL } },

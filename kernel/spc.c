@@ -47,7 +47,7 @@ static u32 inquiry_standard(struct iet_scsi_req *req, u8 *d)
 
 static u32 vpd_supported(struct iet_scsi_req *req, u8 *d)
 {
-	static const u8 pages[] = { 0x00, 0x80, 0x83, 0xb0, 0xb1 };
+	static const u8 pages[] = { 0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb2 };
 
 	memcpy(d + 4, pages, sizeof(pages));
 	return 4 + sizeof(pages);
@@ -123,6 +123,7 @@ static u32 vpd_block_limits(struct iet_scsi_req *req, u8 *d)
 	put_unaligned_be16(1, d + 6);		/* granularity */
 	put_unaligned_be32(max, d + 8);		/* MAXIMUM TRANSFER LENGTH */
 	put_unaligned_be32(max, d + 12);	/* OPTIMAL TRANSFER LENGTH */
+	iet_thin_block_limits(req->lun, d);
 	return 4 + 0x3c;
 }
 
@@ -130,6 +131,20 @@ static u32 vpd_block_characteristics(struct iet_scsi_req *req, u8 *d)
 {
 	/* Rotation rate and form factor: not reported. */
 	return 4 + 0x3c;
+}
+
+/* Logical block provisioning (SBC-3 6.5.4): thin where the backend can. */
+static u32 vpd_provisioning(struct iet_scsi_req *req, u8 *d)
+{
+	struct iet_lun *lun = req->lun;
+
+	if (lun->thin) {
+		d[5] = 0x80 | 0x40 | 0x20;	/* LBPU, LBPWS, LBPWS10 */
+		if (lun->lbprz)
+			d[5] |= 0x04;		/* LBPRZ */
+		d[6] = 0x02;			/* thin provisioned */
+	}
+	return 8;
 }
 
 static const struct {
@@ -141,6 +156,7 @@ static const struct {
 	{ 0x83, vpd_identification },
 	{ 0xb0, vpd_block_limits },
 	{ 0xb1, vpd_block_characteristics },
+	{ 0xb2, vpd_provisioning },
 };
 
 static int inquiry_execute(struct iet_scsi_req *req)

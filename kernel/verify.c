@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SBC-3 commands about the medium rather than the data: VERIFY and WRITE
- * AND VERIFY (10, 12, 16), PRE-FETCH (10, 16), READ DEFECT DATA (10, 12).
+ * SBC-3 commands that compare or are about the medium: VERIFY and WRITE
+ * AND VERIFY (10, 12, 16), COMPARE AND WRITE, PRE-FETCH (10, 16), READ
+ * DEFECT DATA (10, 12).
  *
  * The verifying commands run in an I/O thread and read the medium back
  * in chunks of their own (iet_lun_io_sync()), so a compare holds at most
  * one chunk beside the command's data-out buffer, whatever the backend.
  */
+#include <linux/highmem.h>
 #include <linux/slab.h>
 #include <scsi/scsi_common.h>
 
@@ -196,6 +198,99 @@ static void write_verify16_parse(struct iet_scsi_req *req)
 			   get_unaligned_be32(req->cdb + 10));
 }
 
+/* ---- COMPARE AND WRITE ------------------------------------------------- */
+
+/* Bytes off..off + len of the data-out buffer into the start of to. */
+static void buf_move(struct iet_buf *to, const struct iet_buf *from, u32 off,
+		     u32 len)
+{
+	unsigned int i;
+	u32 n;
+
+	for (i = 0; len; i++, off += n, len -= n) {
+		void *p = kmap_local_page(to->bvec[i].bv_page);
+
+		n = min_t(u32, len, PAGE_SIZE);
+		iet_buf_copy_from(from, off, p, n);
+		kunmap_local(p);
+	}
+}
+
+/*
+ * The blocks are read, compared with the first half of the data-out and,
+ * if equal, overwritten with its second half, under the LUN's caw_lock:
+ * atomic against every other COMPARE AND WRITE, from any session.
+ */
+static int caw_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	u32 len = req->io.len, at;
+	struct iet_buf m;
+	int ret;
+
+	if (!len)
+		return 0;
+	if (iet_buf_alloc(&m, len)) {
+		req->status = SAM_STAT_BUSY;
+		return 0;
+	}
+	mutex_lock(&lun->caw_lock);
+	ret = iet_lun_io_sync(lun, IET_IO_READ, req->io.pos, &m, len, false);
+	if (ret) {
+		iet_scsi_io_error(req, IET_IO_READ, ret);
+		goto out;
+	}
+	at = iet_buf_cmp(&req->buf, 0, &m, 0, len);
+	if (at < len) {
+		miscompare(req, at);
+		goto out;
+	}
+	buf_move(&m, &req->buf, len, len);
+	ret = iet_lun_io_sync(lun, IET_IO_WRITE, req->io.pos, &m, len,
+			      req->io.stable);
+	if (ret)
+		iet_scsi_io_error(req, IET_IO_WRITE, ret);
+out:
+	mutex_unlock(&lun->caw_lock);
+	iet_buf_free(&m);
+	return 0;
+}
+
+static void caw_parse(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	u64 lba = get_unaligned_be64(req->cdb + 2);
+	u32 nr = req->cdb[13], avail;
+
+	if (req->cdb[1] >> 5)			/* WRPROTECT: PROTECT=0 */
+		return iet_scsi_invalid_field(req, 1, 7);
+	if (!iet_sbc_lba_ok(req, lba, nr))
+		return;
+	if (nr > IET_CAW_MAX)
+		return iet_scsi_invalid_field(req, 13, -1);
+	if (lun->iomode == IET_IOMODE_RO)
+		return iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
+	req->lba = lba;
+	req->io.pos = lba << lun->blkbits;
+	req->io.len = nr << lun->blkbits;
+	req->io.stable = req->cdb[1] & 0x08 || lun->iomode == IET_IOMODE_WT;
+	req->blocking = true;
+	req->execute = caw_execute;
+	/*
+	 * The compare data, then the write data, exactly: a Data-Out buffer
+	 * of another size (256 blocks wrapped to 0 in the CDB) is refused.
+	 */
+	req->data_out = true;
+	req->xfer_len = 2 * req->io.len;
+	avail = req->want_write ? req->edtl : 0;
+	if (avail != req->xfer_len)
+		return iet_scsi_invalid_field(req, 13, -1);
+	if (!nr)
+		return;
+	req->nr_blocks = nr;
+	req->buf_len = req->xfer_len;
+}
+
 /* ---- PRE-FETCH --------------------------------------------------------- */
 
 /*
@@ -273,6 +368,10 @@ static void read_defect_data12_parse(struct iet_scsi_req *req)
 #define TIMEOUT		60
 
 const struct iet_opcode iet_verify_opcodes[] = {
+	{ .op = COMPARE_AND_WRITE, .len = 16, .timeout = TIMEOUT,
+	  .parse = caw_parse,
+	  .usage = { COMPARE_AND_WRITE, 0xf8, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, 0xff, 0, 0, 0, 0xff, GROUP, CONTROL } },
 	{ .op = WRITE_VERIFY, .len = 10, .timeout = TIMEOUT,
 	  .parse = write_verify10_parse,
 	  .usage = { WRITE_VERIFY, WV_FLAGS, 0xff, 0xff, 0xff, 0xff, GROUP,

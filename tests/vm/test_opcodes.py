@@ -98,7 +98,7 @@ def test_timeouts_are_given_when_asked(sd):
 def test_one_command_not_supported_and_wrong_options(sd):
     d = raw_rsoc(sd, "--opcode=0x04")             # FORMAT UNIT
     assert d[1] & 0x07 == 1 and d[2:4] == b"\0\0"
-    d = raw_rsoc(sd, "--opcode=0x9e,0x12")         # GET LBA STATUS, not yet
+    d = raw_rsoc(sd, "--opcode=0x9e,0x1f")         # no such service action
     assert d[1] & 0x07 == 1
     # Options 1 (no service action) for a command that has them: refused.
     cdb = [0xa3, 0x0c, 0x01, 0x9e, 0, 0, 0, 0, 0x10, 0, 0, 0]
