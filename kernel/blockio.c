@@ -172,7 +172,7 @@ static int blockio_unmap(struct iet_lun *lun, loff_t pos, u64 len, bool zero)
 		ret = blkdev_issue_zeroout(bdev, sector, nr, GFP_NOIO, 0);
 	else
 		ret = blkdev_issue_discard(bdev, sector, nr, GFP_NOIO);
-	if (!ret && lun->iomode == IET_IOMODE_WT)
+	if (!ret && !READ_ONCE(lun->wce))
 		ret = blkdev_issue_flush(bdev);
 	return ret;
 }

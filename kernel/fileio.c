@@ -283,7 +283,7 @@ static int fileio_unmap(struct iet_lun *lun, loff_t pos, u64 len, bool zero)
 
 	ret = vfs_fallocate(file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			    pos, len);
-	if (!ret && lun->iomode == IET_IOMODE_WT)
+	if (!ret && !READ_ONCE(lun->wce))
 		ret = vfs_fsync_range(file, pos, pos + len - 1, 1);
 	return ret;
 }

@@ -152,6 +152,10 @@ struct iet_lun {
 	const struct iet_backend_ops *ops;
 	void *private;				/* the backend's */
 	struct mutex caw_lock;			/* one COMPARE AND WRITE at a time */
+	/* Mode parameters MODE SELECT changes (READ_ONCE, WRITE_ONCE). */
+	bool wce;				/* write cache: not stable */
+	bool swp;				/* software write protect */
+	bool d_sense;				/* descriptor format sense */
 	bool thin;				/* unmap() works here */
 	bool lbprz;				/* unmapped blocks read as zeros */
 	struct iet_stats stats;
@@ -486,6 +490,9 @@ void iet_scsi_account(struct iet_stats *st, const struct iet_scsi_req *req);
 void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max);
 void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq);
 void iet_scsi_invalid_field(struct iet_scsi_req *req, u32 byte, int bit);
+void iet_scsi_invalid_param(struct iet_scsi_req *req, u32 byte, int bit);
+void iet_scsi_sense_info(struct iet_scsi_req *req, u64 info);
+bool iet_scsi_writable(struct iet_scsi_req *req);
 void iet_scsi_set_data(struct iet_scsi_req *req, u32 off, const void *src,
 		       u32 len);
 

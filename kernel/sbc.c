@@ -138,14 +138,14 @@ void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 		return;
 	if ((u64)nr << bits > IET_MAX_XFER)
 		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
-	if (write && lun->iomode == IET_IOMODE_RO)
-		return iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
+	if (write && !iet_scsi_writable(req))
+		return;
 	req->lba = lba;
 	req->fua = fua;
 	req->xfer_len = nr << bits;
 	req->blocking = lun->ops->blocking;
 	req->io.pos = lba << bits;
-	req->io.stable = fua || lun->iomode == IET_IOMODE_WT;
+	req->io.stable = fua || !READ_ONCE(lun->wce);
 	req->execute = io_execute;
 	if (write) {
 		avail = req->want_write ? req->edtl : 0;

@@ -7,13 +7,65 @@
 
 #include "iet.h"
 
+/* In the format the LUN's control mode page asks for (D_SENSE). */
 void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq)
 {
+	bool desc = req->lun && READ_ONCE(req->lun->d_sense);
+
 	req->status = SAM_STAT_CHECK_CONDITION;
 	req->execute = NULL;
-	/* Fixed format: the control mode page reports D_SENSE=0. */
-	scsi_build_sense_buffer(0, req->sense, key, asc, ascq);
-	req->sense_len = 18;
+	scsi_build_sense_buffer(desc, req->sense, key, asc, ascq);
+	req->sense_len = desc ? 8 : 18;
+}
+
+/* A descriptor appended to descriptor-format sense data (SPC-4 4.5.2). */
+static u8 *sense_desc(struct iet_scsi_req *req, u8 type, u8 len)
+{
+	u8 *d = req->sense + req->sense_len;
+
+	if (req->sense_len + 2 + len > IET_SENSE_MAX)
+		return NULL;
+	memset(d, 0, 2 + len);
+	d[0] = type;
+	d[1] = len;
+	req->sense_len += 2 + len;
+	req->sense[7] += 2 + len;
+	return d;
+}
+
+/* The INFORMATION field, VALID. */
+void iet_scsi_sense_info(struct iet_scsi_req *req, u64 info)
+{
+	u8 *d;
+
+	if ((req->sense[0] & 0x7f) == 0x70) {		/* fixed format */
+		req->sense[0] |= 0x80;
+		put_unaligned_be32(info, req->sense + 3);
+		return;
+	}
+	d = sense_desc(req, 0x00, 0x0a);
+	if (d) {
+		d[2] = 0x80;
+		put_unaligned_be64(info, d + 4);
+	}
+}
+
+/* The sense-key specific field pointer (SPC-4 4.5.2.4.2). */
+static void sense_field(struct iet_scsi_req *req, bool cdb, u32 byte, int bit)
+{
+	u8 sks[3], *d;
+
+	sks[0] = 0x80 | (cdb ? 0x40 : 0);		/* SKSV, C/D */
+	if (bit >= 0)
+		sks[0] |= 0x08 | bit;			/* BPV */
+	put_unaligned_be16(byte, sks + 1);
+	if ((req->sense[0] & 0x7f) == 0x70) {
+		memcpy(req->sense + 15, sks, 3);
+		return;
+	}
+	d = sense_desc(req, 0x02, 0x06);
+	if (d)
+		memcpy(d + 4, sks, 3);
 }
 
 /* Copy response data; what exceeds the buffer is cut, but still counted. */
@@ -44,10 +96,32 @@ void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max)
 void iet_scsi_invalid_field(struct iet_scsi_req *req, u32 byte, int bit)
 {
 	iet_scsi_sense(req, ILLEGAL_REQUEST, 0x24, 0x00);
-	req->sense[15] = 0x80 | 0x40;			/* SKSV, C/D: the CDB */
-	if (bit >= 0)
-		req->sense[15] |= 0x08 | bit;		/* BPV */
-	put_unaligned_be16(byte, req->sense + 16);
+	sense_field(req, true, byte, bit);
+}
+
+/* INVALID FIELD IN PARAMETER LIST, pointing at its byte (and bit). */
+void iet_scsi_invalid_param(struct iet_scsi_req *req, u32 byte, int bit)
+{
+	iet_scsi_sense(req, ILLEGAL_REQUEST, 0x26, 0x00);
+	sense_field(req, false, byte, bit);
+}
+
+/*
+ * May the command write? Not to a LUN configured read-only (WRITE
+ * PROTECTED), nor while an initiator has set SWP in the control mode page
+ * (LOGICAL UNIT SOFTWARE WRITE PROTECTED).
+ */
+bool iet_scsi_writable(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+
+	if (lun->iomode == IET_IOMODE_RO)
+		iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
+	else if (READ_ONCE(lun->swp))
+		iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x02);
+	else
+		return true;
+	return false;
 }
 
 /* Refuses a CDB with a bit set that its command does not look at. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SPC-4 primary commands: INQUIRY and its VPD pages, REPORT LUNS, REQUEST
- * SENSE, TEST UNIT READY, MODE SENSE, START STOP UNIT.
+ * SENSE, TEST UNIT READY, MODE SENSE and MODE SELECT, START STOP UNIT.
  */
 #include <linux/crc32c.h>
 #include <linux/slab.h>
@@ -279,45 +279,75 @@ static void request_sense_parse(struct iet_scsi_req *req)
 
 enum { PC_CURRENT, PC_CHANGEABLE, PC_DEFAULT, PC_SAVED };
 
-/* Each page fills d with its current values and returns its length. */
-static u32 page_rw_recovery(struct iet_lun *lun, u8 *d)
+/* The parameters MODE SELECT changes, current or default. */
+struct mode_vals {
+	bool wce;
+	bool swp;
+	bool d_sense;
+};
+
+static void mode_current(struct iet_lun *lun, struct mode_vals *v)
+{
+	v->wce = READ_ONCE(lun->wce);
+	v->swp = READ_ONCE(lun->swp);
+	v->d_sense = READ_ONCE(lun->d_sense);
+}
+
+/*
+ * Each page fills d with the values of v (or, changeable, with a mask of
+ * the bits MODE SELECT may change) and returns its length.
+ */
+static u32 page_rw_recovery(struct iet_lun *lun, const struct mode_vals *v,
+			    bool mask, u8 *d)
 {
 	d[0] = 0x01;
 	d[1] = 0x0a;
 	return 12;
 }
 
-static u32 page_caching(struct iet_lun *lun, u8 *d)
+/* WCE: only a write-protected LUN cannot have it changed. */
+static u32 page_caching(struct iet_lun *lun, const struct mode_vals *v,
+			bool mask, u8 *d)
 {
 	d[0] = 0x08;
 	d[1] = 0x12;
-	/* WCE tells the truth: only write-back caches writes. */
-	if (lun->iomode == IET_IOMODE_WB)
+	if (mask ? lun->iomode != IET_IOMODE_RO : v->wce)
 		d[2] = 0x04;
 	return 20;
 }
 
-static u32 page_control(struct iet_lun *lun, u8 *d)
+/* D_SENSE and SWP. */
+static u32 page_control(struct iet_lun *lun, const struct mode_vals *v,
+			bool mask, u8 *d)
 {
 	d[0] = 0x0a;
 	d[1] = 0x0a;
-	d[2] = 0x02;	/* GLTSD; D_SENSE=0: fixed-format sense */
+	if (mask) {
+		d[2] = 0x04;
+		d[4] = 0x08;
+		return 12;
+	}
+	d[2] = 0x02 | (v->d_sense ? 0x04 : 0);	/* GLTSD, D_SENSE */
 	d[3] = 0x10;	/* QUEUE ALGORITHM MODIFIER 1: unrestricted */
+	d[4] = v->swp ? 0x08 : 0;
 	put_unaligned_be16(0xffff, d + 8);	/* BUSY TIMEOUT: unlimited */
 	return 12;
 }
 
-static u32 page_exceptions(struct iet_lun *lun, u8 *d)
+static u32 page_exceptions(struct iet_lun *lun, const struct mode_vals *v,
+			   bool mask, u8 *d)
 {
 	d[0] = 0x1c;
 	d[1] = 0x0a;
-	d[2] = 0x08;	/* DEXCPT: no informational exceptions */
+	if (!mask)
+		d[2] = 0x08;	/* DEXCPT: no informational exceptions */
 	return 12;
 }
 
 static const struct {
 	u8 page;
-	u32 (*build)(struct iet_lun *lun, u8 *d);
+	u32 (*build)(struct iet_lun *lun, const struct mode_vals *v, bool mask,
+		     u8 *d);
 } mode_pages[] = {
 	{ 0x01, page_rw_recovery },
 	{ 0x08, page_caching },
@@ -325,14 +355,15 @@ static const struct {
 	{ 0x1c, page_exceptions },
 };
 
+#define MODE_PAGE_MAX	20
+
 static u32 mode_page(struct iet_lun *lun, unsigned int i, u8 pc, u8 *d)
 {
-	u32 len = mode_pages[i].build(lun, d);
+	struct mode_vals v = { .wce = lun->iomode == IET_IOMODE_WB };
 
-	/* Nothing can be changed with MODE SELECT. */
-	if (pc == PC_CHANGEABLE)
-		memset(d + 2, 0, len - 2);
-	return len;
+	if (pc == PC_CURRENT)
+		mode_current(lun, &v);
+	return mode_pages[i].build(lun, &v, pc == PC_CHANGEABLE, d);
 }
 
 static int mode_sense_execute(struct iet_scsi_req *req)
@@ -343,6 +374,7 @@ static int mode_sense_execute(struct iet_scsi_req *req)
 	bool llba = ten && (req->cdb[1] & 0x10);
 	u8 pc = req->cdb[2] >> 6, page = req->cdb[2] & 0x3f;
 	u32 hlen = ten ? 8 : 4, off, bdlen = dbd ? 0 : llba ? 16 : 8;
+	u8 wp = lun->iomode == IET_IOMODE_RO || READ_ONCE(lun->swp) ? 0x80 : 0;
 	u8 d[MODE_SENSE_MAX] = { 0 };
 	unsigned int i;
 
@@ -362,12 +394,12 @@ static int mode_sense_execute(struct iet_scsi_req *req)
 	/* The device-specific parameter: write protect, DPO and FUA. */
 	if (ten) {
 		put_unaligned_be16(off - 2, d);
-		d[3] = (lun->iomode == IET_IOMODE_RO ? 0x80 : 0) | 0x10;
+		d[3] = wp | 0x10;
 		d[4] = llba ? 0x01 : 0;
 		put_unaligned_be16(bdlen, d + 6);
 	} else {
 		d[0] = off - 1;
-		d[2] = (lun->iomode == IET_IOMODE_RO ? 0x80 : 0) | 0x10;
+		d[2] = wp | 0x10;
 		d[3] = bdlen;
 	}
 	iet_scsi_set_data(req, 0, d, off);
@@ -396,6 +428,156 @@ static void mode_sense_parse(struct iet_scsi_req *req)
 	req->execute = mode_sense_execute;
 }
 
+/* ---- MODE SELECT ------------------------------------------------------- */
+
+#define MODE_SELECT_MAX	256
+
+/* One mode page of a MODE SELECT list at p (len bytes left) into v. */
+static int mode_select_page(struct iet_scsi_req *req, const u8 *p, u32 len,
+			    u32 off, struct mode_vals *v)
+{
+	struct iet_lun *lun = req->lun;
+	u8 cur[MODE_PAGE_MAX] = { 0 }, mask[MODE_PAGE_MAX] = { 0 };
+	struct mode_vals now;
+	unsigned int i;
+	u32 plen, j;
+
+	if (len < 2 || len < 2 + p[1]) {
+		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+		return -EINVAL;
+	}
+	if (p[0] & 0x40) {			/* SPF: no subpages here */
+		iet_scsi_invalid_param(req, off, 6);
+		return -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(mode_pages); i++)
+		if (mode_pages[i].page == (p[0] & 0x3f))
+			break;
+	if (i == ARRAY_SIZE(mode_pages)) {
+		iet_scsi_invalid_param(req, off, 5);
+		return -EINVAL;
+	}
+	mode_current(lun, &now);
+	plen = mode_pages[i].build(lun, &now, false, cur);
+	mode_pages[i].build(lun, &now, true, mask);
+	if (p[1] + 2 != plen) {
+		iet_scsi_invalid_param(req, off + 1, -1);
+		return -EINVAL;
+	}
+	/* Every bit that cannot change must be as it is. */
+	for (j = 2; j < plen; j++) {
+		if ((p[j] ^ cur[j]) & ~mask[j]) {
+			iet_scsi_invalid_param(req, off + j,
+					       fls((p[j] ^ cur[j]) & ~mask[j]) - 1);
+			return -EINVAL;
+		}
+	}
+	if (mode_pages[i].page == 0x08) {
+		v->wce = p[2] & 0x04;
+	} else if (mode_pages[i].page == 0x0a) {
+		v->d_sense = p[2] & 0x04;
+		v->swp = p[4] & 0x08;
+	}
+	return plen;
+}
+
+/*
+ * The whole list is checked before anything changes. Turning the write
+ * cache off flushes it first: every write answered before is then as
+ * stable as those after. The other I_T nexuses learn of a change by MODE
+ * PARAMETERS CHANGED.
+ */
+static int mode_select_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	bool ten = req->cdb[0] == MODE_SELECT_10;
+	u32 len = req->buf_len, hlen = ten ? 8 : 4, bdlen, off;
+	struct mode_vals v, old;
+	struct iet_buf none = { };
+	u8 p[MODE_SELECT_MAX];
+	int ret;
+
+	if (!len)
+		return 0;
+	if (len < hlen)
+		goto length_error;
+	iet_buf_copy_from(&req->buf, 0, p, len);
+	bdlen = ten ? get_unaligned_be16(p + 6) : p[3];
+	if (hlen + bdlen > len)
+		goto length_error;
+	if (bdlen) {
+		bool llba = ten && (p[4] & 0x01);
+		u64 blocks = llba ? get_unaligned_be64(p + hlen) :
+				    get_unaligned_be32(p + hlen);
+		u32 bl = llba ? get_unaligned_be32(p + hlen + 12) :
+				get_unaligned_be24(p + hlen + 5);
+
+		/* One descriptor, of what the LUN is (or 0 blocks). */
+		if (bdlen != (llba ? 16 : 8)) {
+			iet_scsi_invalid_param(req, ten ? 6 : 3, -1);
+			return 0;
+		}
+		/* As MODE SENSE reports it: short, at most 0xffffffff. */
+		if (blocks && blocks != (llba ? lun->blocks :
+					 min_t(u64, lun->blocks, U32_MAX))) {
+			iet_scsi_invalid_param(req, hlen, -1);
+			return 0;
+		}
+		if (bl != lun->block_size) {
+			iet_scsi_invalid_param(req, hlen + (llba ? 12 : 5), -1);
+			return 0;
+		}
+	}
+	mode_current(lun, &old);
+	v = old;
+	for (off = hlen + bdlen; off < len; off += ret) {
+		ret = mode_select_page(req, p + off, len - off, off, &v);
+		if (ret < 0)
+			return 0;
+	}
+	if (old.wce && !v.wce) {
+		ret = iet_lun_io_sync(lun, IET_IO_FLUSH, 0, &none, 0, false);
+		if (ret) {
+			iet_scsi_io_error(req, IET_IO_FLUSH, ret);
+			return 0;
+		}
+	}
+	if (!memcmp(&old, &v, sizeof(v)))
+		return 0;
+	WRITE_ONCE(lun->wce, v.wce);
+	WRITE_ONCE(lun->swp, v.swp);
+	WRITE_ONCE(lun->d_sense, v.d_sense);
+	pr_info("target %u lun %u: mode parameters set by an initiator: write cache %s, software write protect %s, %s sense\n",
+		lun->target->tid, lun->lun, v.wce ? "on" : "off",
+		v.swp ? "on" : "off", v.d_sense ? "descriptor" : "fixed");
+	iet_ua_add(lun->target, req->nexus, lun->lun, 0x2a, 0x01);
+	return 0;
+
+length_error:
+	iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+	return 0;
+}
+
+static void mode_select_parse(struct iet_scsi_req *req)
+{
+	bool ten = req->cdb[0] == MODE_SELECT_10;
+	u32 len = ten ? get_unaligned_be16(req->cdb + 7) : req->cdb[4];
+
+	if (!(req->cdb[1] & 0x10))		/* PF=0: a vendor format */
+		return iet_scsi_invalid_field(req, 1, 4);
+	if (req->cdb[1] & 0x01)			/* SP: nothing is saved */
+		return iet_scsi_invalid_field(req, 1, 0);
+	if (len > MODE_SELECT_MAX)
+		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+	req->data_out = true;
+	req->xfer_len = len;
+	req->buf_len = req->want_write ? min(len, req->edtl) : 0;
+	if (req->buf_len < len)
+		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+	req->blocking = true;
+	req->execute = mode_select_execute;
+}
+
 /* ---- commands without data ------------------------------------------- */
 
 static void no_data(struct iet_scsi_req *req)
@@ -419,11 +601,18 @@ const struct iet_opcode iet_spc_opcodes[] = {
 	{ .op = MODE_SENSE, .len = 6, .timeout = 10, .parse = mode_sense_parse,
 	  .usage = { MODE_SENSE, 0x08, 0xff, 0xff, 0xff, CONTROL } },
 	/* Power conditions and loading do not apply: accepted. */
+	{ .op = MODE_SELECT, .len = 6, .timeout = 10,
+	  .parse = mode_select_parse,
+	  .usage = { MODE_SELECT, 0x11, 0, 0, 0xff, CONTROL } },
 	{ .op = START_STOP, .len = 6, .timeout = 10, .parse = no_data,
 	  .usage = { START_STOP, 0x01, 0, 0x0f, 0xf7, CONTROL } },
 	{ .op = ALLOW_MEDIUM_REMOVAL, .len = 6, .timeout = 10,
 	  .parse = no_data,
 	  .usage = { ALLOW_MEDIUM_REMOVAL, 0, 0, 0, 0x03, CONTROL } },
+	{ .op = MODE_SELECT_10, .len = 10, .timeout = 10,
+	  .parse = mode_select_parse,
+	  .usage = { MODE_SELECT_10, 0x11, 0, 0, 0, 0, 0, 0xff, 0xff,
+		     CONTROL } },
 	{ .op = MODE_SENSE_10, .len = 10, .timeout = 10,
 	  .parse = mode_sense_parse,
 	  .usage = { MODE_SENSE_10, 0x18, 0xff, 0xff, 0, 0, 0, 0xff, 0xff,

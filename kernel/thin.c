@@ -80,7 +80,7 @@ static int write_same_blocks(struct iet_scsi_req *req, bool ndob)
 	for (done = 0; done < len && !ret; done += n) {
 		n = min_t(u64, len - done, w.len);
 		ret = iet_lun_io_sync(lun, IET_IO_WRITE, req->io.pos + done, &w,
-				      n, lun->iomode == IET_IOMODE_WT);
+				      n, !READ_ONCE(lun->wce));
 		cond_resched();
 	}
 	iet_buf_free(&w);
@@ -113,18 +113,16 @@ static void write_same_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 		return iet_scsi_invalid_field(req, 1, 7);
 	if (req->cdb[1] & 0x10)			/* ANCHOR: ANC_SUP=0 */
 		return iet_scsi_invalid_field(req, 1, 4);
+	if (!iet_sbc_lba_ok(req, lba, nr) || !iet_scsi_writable(req))
+		return;
 	if (req->cdb[1] & 0x08 && !lun->thin)	/* UNMAP: LBPWS=0 */
 		return iet_scsi_invalid_field(req, 1, 3);
-	if (!iet_sbc_lba_ok(req, lba, nr))
-		return;
 	if (!nr)				/* WSNZ=1 */
 		return iet_scsi_invalid_field(req, req->cdb[0] == WRITE_SAME ?
 					      7 : 10, -1);
 	if (nr > iet_write_same_max(lun))
 		return iet_scsi_invalid_field(req, req->cdb[0] == WRITE_SAME ?
 					      7 : 10, -1);
-	if (lun->iomode == IET_IOMODE_RO)
-		return iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
 	req->lba = lba;
 	req->io.pos = lba << lun->blkbits;
 	req->io.len = (u64)nr << lun->blkbits;
@@ -218,7 +216,12 @@ static void unmap_parse(struct iet_scsi_req *req)
 	struct iet_lun *lun = req->lun;
 	u32 len = get_unaligned_be16(req->cdb + 7);
 
-	/* Not a thin LUN: as a disk without the command (LBPU=0). */
+	/*
+	 * Write protection first; then a LUN that is not thin answers as a
+	 * disk without the command (LBPU=0).
+	 */
+	if (!iet_scsi_writable(req))
+		return;
 	if (!lun->thin)
 		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x20, 0x00);
 	if (req->cdb[1] & 0x01)			/* ANCHOR: ANC_SUP=0 */

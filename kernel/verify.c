@@ -31,8 +31,7 @@ static u8 bytchk(struct iet_scsi_req *req)
 static void miscompare(struct iet_scsi_req *req, u32 off)
 {
 	iet_scsi_sense(req, MISCOMPARE, 0x1d, 0x00);
-	req->sense[0] |= 0x80;			/* VALID: INFORMATION */
-	put_unaligned_be32(off, req->sense + 3);
+	iet_scsi_sense_info(req, off);
 }
 
 /*
@@ -268,12 +267,12 @@ static void caw_parse(struct iet_scsi_req *req)
 		return;
 	if (nr > IET_CAW_MAX)
 		return iet_scsi_invalid_field(req, 13, -1);
-	if (lun->iomode == IET_IOMODE_RO)
-		return iet_scsi_sense(req, DATA_PROTECT, 0x27, 0x00);
+	if (!iet_scsi_writable(req))
+		return;
 	req->lba = lba;
 	req->io.pos = lba << lun->blkbits;
 	req->io.len = nr << lun->blkbits;
-	req->io.stable = req->cdb[1] & 0x08 || lun->iomode == IET_IOMODE_WT;
+	req->io.stable = req->cdb[1] & 0x08 || !READ_ONCE(lun->wce);
 	req->blocking = true;
 	req->execute = caw_execute;
 	/*

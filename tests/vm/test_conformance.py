@@ -7,7 +7,9 @@ lacks "passes" with a [SKIPPED] message in libiscsi, so the outcome of
 every test is read from the verbose output (vmlib/cunit.py) and written to
 libiscsi-results.tsv in the results: passed, failed, or skipped with
 libiscsi's reason. Any failure fails, and so does any skip that is not on
-data/libiscsi-skips.txt, or a test on that list that no longer skips."""
+data/libiscsi-skips.txt, or a test on that list that no longer skips. The
+tests that need a write-protected logical unit run once more on one, and
+that outcome is theirs."""
 
 from pathlib import Path
 
@@ -22,6 +24,20 @@ pytestmark = pytest.mark.short
 INITIATOR_1 = "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test"
 INITIATOR_2 = "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test-2"
 SKIPS = Path(__file__).parent / "data" / "libiscsi-skips.txt"
+RO_TESTS = "ALL.ReadOnly"
+
+
+def summary_problems(cp, results, where):
+    """What CUnit's own summary and exit status say against the outcomes."""
+    _, _, _, failed = cunit.summary(cp.stdout + cp.stderr)
+    shown = sum(r.outcome == cunit.FAILED for r in results.values())
+    problems = []
+    if failed != shown:
+        problems.append(f"CUnit counts {failed} failures{where}, the output "
+                        f"shows {shown}")
+    if cp.returncode != 0:
+        problems.append(f"iscsi-test-cu exited {cp.returncode}{where}")
+    return problems
 
 
 # On the debug kernel (KASAN, lockdep) the run takes minutes: more than the
@@ -33,7 +49,9 @@ def test_iscsi_test_cu_every_test_passes_or_skips_as_listed(ietd, backing):
     assert len(expect) >= 230, f"iscsi-test-cu --list gave {len(expect)} tests"
 
     name = iqn("conformance")
-    ietd(Target(name, [Lun(0, str(backing("conformance", 64 * MiB)))]))
+    ro = Lun(1, str(backing("conformance-ro", 16 * MiB)),
+             params={"IOMode": "ro"})
+    ietd(Target(name, [Lun(0, str(backing("conformance", 64 * MiB))), ro]))
     url = f"iscsi://127.0.0.1/{name}/0"
     # The second URL gives the multipath tests their second I_T nexus.
     cp = run(["iscsi-test-cu", "--dataloss", "--verbose", "--test=ALL",
@@ -41,21 +59,26 @@ def test_iscsi_test_cu_every_test_passes_or_skips_as_listed(ietd, backing):
              check=False, timeout=2100)
     out = cp.stdout + cp.stderr
     (RESULTS / "libiscsi.log").write_text(out)
-
     results = cunit.parse(cp.stdout)
+    problems = summary_problems(cp, results, "")
+
+    # The tests of a write-protected LU skip on LUN 0: they run again on
+    # LUN 1 (IOMode=ro), whose outcome counts.
+    cp_ro = run(["iscsi-test-cu", "--dataloss", "--verbose", f"--test={RO_TESTS}",
+                 "-i", INITIATOR_1, f"iscsi://127.0.0.1/{name}/1"],
+                check=False, timeout=600)
+    (RESULTS / "libiscsi-ro.log").write_text(cp_ro.stdout + cp_ro.stderr)
+    ro_results = cunit.parse(cp_ro.stdout)
+    assert ro_results, f"no test ran on the read-only LUN:\n{cp_ro.stdout[-2000:]}"
+    problems += summary_problems(cp_ro, ro_results, " on the read-only LUN")
+    results.update(ro_results)
+
     (RESULTS / "libiscsi-results.tsv").write_text(
         "".join(r.line() + "\n" for r in results.values()))
     counts = {o: sum(r.outcome == o for r in results.values())
               for o in (cunit.PASSED, cunit.SKIPPED, cunit.FAILED)}
     (RESULTS / "libiscsi-summary.txt").write_text(
         " ".join(f"{k} {v}" for k, v in counts.items()) + "\n")
-
-    total, ran, _, failed = cunit.summary(out)
-    problems = cunit.check(results, skips, expect)
-    if failed != counts[cunit.FAILED]:
-        problems.append(f"CUnit counts {failed} failures, the output shows "
-                        f"{counts[cunit.FAILED]}")
-    if cp.returncode != 0:
-        problems.append(f"iscsi-test-cu exited {cp.returncode}")
-    assert not problems, (f"{len(problems)} problems in {ran} of {total} "
-                          f"tests ({counts}):\n" + "\n".join(problems))
+    problems = cunit.check(results, skips, expect) + problems
+    assert not problems, (f"{len(problems)} problems ({counts}):\n"
+                          + "\n".join(problems))

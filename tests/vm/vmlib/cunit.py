@@ -32,6 +32,7 @@ _SUITE = re.compile(r"^Suite: (\S+)")
 _TEST = re.compile(r"^  Test: (\S+) \.\.\.(.*)$")
 _END = re.compile(r"^(passed|FAILED)")
 _SKIP = re.compile(r"\[SKIPPED\]\s*(.*?)\s*$")
+_DETAIL = re.compile(r"^\s+\d+\. \S")          # CUnit's failed assertions
 _SUMMARY = re.compile(r"^\s*tests\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)", re.M)
 
 
@@ -82,7 +83,7 @@ def parse(out):
             m = _SKIP.search(line)
             if m and m.group(1) not in cur.reasons:
                 cur.reasons.append(m.group(1))
-        elif cur.outcome == FAILED and line.strip():
+        elif cur.outcome == FAILED and _DETAIL.match(line):
             cur.details.append(line.strip())
     if cur is not None and cur.outcome is None:
         raise ValueError(f"{cur.name} never ended")
