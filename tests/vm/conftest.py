@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from vmlib import initiator as ini
-from vmlib import kmsg, storage, util
+from vmlib import faults, kmsg, storage, util
 from vmlib.target import Ietd, KernelModule, assert_module_gone, render_config
 from vmlib.util import MiB, RESULTS
 
@@ -27,6 +27,7 @@ def guest():
     RESULTS.mkdir(parents=True, exist_ok=True)
     assert Path("/sys/module/iscsi_tcp").exists(), "iscsi_tcp not loaded: run through tests/vm/guest-run"
     ini.initiator_name()
+    faults.install()        # before any traffic: see vmlib/faults.py
 
 
 @pytest.fixture(scope="session")
