@@ -149,34 +149,8 @@ def iface(i):
     return f"soak{i}"
 
 
-def make_ifaces(n):
-    for i in range(n):
-        ini.iscsiadm("-m", "iface", "-I", iface(i), "-o", "delete", check=False)
-        ini.iscsiadm("-m", "iface", "-I", iface(i), "-o", "new")
-
-
-def delete_ifaces(n):
-    for i in range(n):
-        ini.iscsiadm("-m", "iface", "-I", iface(i), "-o", "delete", check=False)
-
-
-def login_ifaces(name, n):
-    """n sessions to name, one through each iface record, logged in at once.
-    The portal names its TPGT: without one, open-iscsi keeps a single
-    record per portal, which each new iface's replaces."""
-    ini.iscsiadm("-m", "node", "-T", name, "-o", "delete", check=False)
-    for i in range(n):
-        ini.iscsiadm("-m", "node", "-T", name, "-p", f"{ini.PORTAL},1", "-I", iface(i), "-o", "new")
-    ini.iscsiadm("-m", "node", "-T", name, "-p", ini.PORTAL, "--login", timeout=600)
-
-
-def sessions_by_iface(name):
-    return {s.attr("ifacename"): s for s in ini.sysfs_sessions() if s.targetname == name}
-
-
-def disk_of(session, lun):
-    login = ini.Login(session.targetname, ini.PORTAL, session)
-    return login.disk(lun, timeout=120)
+def ifaces_of(n):
+    return [iface(i) for i in range(n)]
 
 
 # ---------------------------------------------------------------- fio
@@ -316,12 +290,12 @@ class Churn:
 
 @pytest.fixture
 def ifaces(iscsid):
-    make_ifaces(PER_TARGET)
+    ini.make_ifaces(ifaces_of(PER_TARGET))
     yield PER_TARGET
     if ini.sysfs_sessions():
         ini.logout_all(timeout=600)
     ini.iscsiadm("-m", "node", "-o", "delete", check=False)
-    delete_ifaces(PER_TARGET)
+    ini.delete_ifaces(ifaces_of(PER_TARGET))
 
 
 @pytest.mark.timeout(SECONDS + 1800)
@@ -332,13 +306,13 @@ def test_soak_many_sessions_with_churn(daemon, backing, brd, initiator, ifaces):
 
     t0 = time.monotonic()
     for t in (soak.wt, soak.wb, soak.blockio, soak.two):
-        login_ifaces(t, PER_TARGET)
-    login_ifaces(soak.reset, 1)
+        ini.login_ifaces(t, ifaces_of(PER_TARGET))
+    ini.login_ifaces(soak.reset, ifaces_of(1))
     jobs = []
     for target, i, lun, offset, size in soak.jobs():
-        s = sessions_by_iface(target).get(iface(i))
+        s = ini.sessions_by_iface(target).get(iface(i))
         assert s is not None, f"no session to {target} through iface {iface(i)}"
-        jobs.append((target, i, lun, offset, size, disk_of(s, lun)))
+        jobs.append((target, i, lun, offset, size, ini.disk_of(s, lun)))
     logged_in = time.monotonic() - t0
     names = (soak.wt, soak.wb, soak.blockio, soak.two, soak.reset)
     sids_before = sorted((n, s.sid) for n in names for s in proc.sessions_of(n))

@@ -7,12 +7,12 @@ every block, and ext4 with discard and fstrim keeps its data intact."""
 
 import glob
 import hashlib
-import mmap
 import os
 from pathlib import Path
 
 import pytest
 
+from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, run
 
@@ -33,26 +33,6 @@ def thin(ietd, backing, initiator):
 
 def allocated(path):
     return os.stat(path).st_blocks * 512
-
-
-def pwrite_direct(dev, off, data):
-    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT | os.O_SYNC)
-    try:
-        with mmap.mmap(-1, len(data)) as m:
-            m.write(data)
-            assert os.pwrite(fd, m, off) == len(data)
-    finally:
-        os.close(fd)
-
-
-def pread_direct(dev, off, n):
-    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
-    try:
-        with mmap.mmap(-1, n) as m:
-            assert os.preadv(fd, [m], off) == n
-            return bytes(m)
-    finally:
-        os.close(fd)
 
 
 def lba_status(dev, lba):

@@ -4,11 +4,11 @@ kernel initiator with sg3-utils, on fileio (a file) and blockio (a RAM
 disk): the medium is really read back and compared, a miscompare says
 where, and the data written by WRITE AND VERIFY is what reads back."""
 
-import mmap
 import os
 
 import pytest
 
+from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, run
 
@@ -30,25 +30,11 @@ def sd(request, ietd, backing, initiator):
 
 
 def write_direct(dev, lba, data):
-    """Past the initiator's page cache (O_DIRECT wants an aligned buffer:
-    an anonymous mapping is one)."""
-    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT | os.O_SYNC)
-    try:
-        with mmap.mmap(-1, len(data)) as m:
-            m.write(data)
-            assert os.pwrite(fd, m, lba * BS) == len(data)
-    finally:
-        os.close(fd)
+    pwrite_direct(dev, lba * BS, data)
 
 
 def read_direct(dev, lba, n):
-    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
-    try:
-        with mmap.mmap(-1, n) as m:
-            assert os.preadv(fd, [m], lba * BS) == n
-            return bytes(m)
-    finally:
-        os.close(fd)
+    return pread_direct(dev, lba * BS, n)
 
 
 def verify(dev, *args):

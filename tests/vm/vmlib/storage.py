@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Backing stores for LUNs: sparse files and brd RAM disks."""
+"""Backing stores for LUNs: sparse files, brd RAM disks and slow devices."""
 
+import mmap
 import os
 from pathlib import Path
 
@@ -40,6 +41,57 @@ class Brd:
             run(["rmmod", "brd"], timeout=60)
 
 
+class SlowWrites:
+    """/dev/mapper/NAME over dev, whose writes reach dev as long after they
+    are sent as set_write_delay() says (dm-delay), in the order they were
+    sent; reads are not held. Over a RAM disk, with no cache to flush."""
+
+    def __init__(self, name, dev):
+        self.name = name
+        self.dev = dev
+        self.path = f"/dev/mapper/{name}"
+
+    def _table(self, ms):
+        sectors = int(run(["blockdev", "--getsz", self.dev]).stdout)
+        return f"0 {sectors} delay {self.dev} 0 0 {self.dev} 0 {ms}\n"
+
+    def create(self):
+        run(["modprobe", "dm-delay"])
+        run(["dmsetup", "create", self.name], input=self._table(0))
+        run(["udevadm", "settle"], check=False, timeout=60)
+        return self
+
+    def set_write_delay(self, ms):
+        run(["dmsetup", "reload", self.name], input=self._table(ms))
+        run(["dmsetup", "resume", self.name])
+
+    def remove(self):
+        if Path(self.path).exists():
+            run(["dmsetup", "remove", "--retry", self.name], timeout=120)
+
+
+def pwrite_direct(dev, off, data):
+    """Past the initiator's page cache, stable when it returns (O_DIRECT
+    wants an aligned buffer: an anonymous mapping is one)."""
+    fd = os.open(dev, os.O_WRONLY | os.O_DIRECT | os.O_SYNC)
+    try:
+        with mmap.mmap(-1, len(data)) as m:
+            m.write(data)
+            assert os.pwrite(fd, m, off) == len(data)
+    finally:
+        os.close(fd)
+
+
+def pread_direct(dev, off, n):
+    fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
+    try:
+        with mmap.mmap(-1, n) as m:
+            assert os.preadv(fd, [m], off) == n
+            return bytes(m)
+    finally:
+        os.close(fd)
+
+
 def drop_caches():
     os.sync()
     Path("/proc/sys/vm/drop_caches").write_text("3\n")
@@ -72,5 +124,5 @@ def random_file(path, size):
     return Path(path)
 
 
-__all__ = ["sparse_file", "Brd", "drop_caches", "blockdev_size", "blockdev_ssz", "sha256",
+__all__ = ["sparse_file", "Brd", "SlowWrites", "pwrite_direct", "pread_direct", "drop_caches", "blockdev_size", "blockdev_ssz", "sha256",
            "random_file", "util"]
