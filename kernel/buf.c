@@ -182,3 +182,33 @@ u32 iet_buf_cmp(const struct iet_buf *a, u32 aoff, const struct iet_buf *b,
 	}
 	return done;
 }
+
+/* dst |= src, len bytes of each at doff and soff (ORWRITE). */
+void iet_buf_or(struct iet_buf *dst, u32 doff, const struct iet_buf *src,
+		u32 soff, u32 len)
+{
+	if (WARN_ON_ONCE(doff + len > dst->len || soff + len > src->len))
+		return;
+	while (len) {
+		u32 d = doff % PAGE_SIZE, s = soff % PAGE_SIZE;
+		u32 n = min3(len, (u32)PAGE_SIZE - d, (u32)PAGE_SIZE - s), i;
+		u8 *pd = kmap_local_page(dst->bvec[doff / PAGE_SIZE].bv_page);
+		u8 *ps = kmap_local_page(src->bvec[soff / PAGE_SIZE].bv_page);
+
+		if (!((d | s | n) % sizeof(long))) {
+			unsigned long *ld = (unsigned long *)(pd + d);
+			const unsigned long *ls = (const unsigned long *)(ps + s);
+
+			for (i = 0; i < n / sizeof(long); i++)
+				ld[i] |= ls[i];
+		} else {
+			for (i = 0; i < n; i++)
+				pd[d + i] |= ps[s + i];
+		}
+		kunmap_local(ps);
+		kunmap_local(pd);
+		doff += n;
+		soff += n;
+		len -= n;
+	}
+}

@@ -57,6 +57,7 @@ struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind)
 	INIT_LIST_HEAD(&cmd->io_entry);
 	INIT_LIST_HEAD(&cmd->tmf_entry);
 	INIT_LIST_HEAD(&cmd->mem_entry);
+	INIT_LIST_HEAD(&cmd->req.wgate_entry);
 	cmd->req.status = SAM_STAT_GOOD;
 	kref_get(&conn->kref);
 	atomic_inc(&conn->nr_cmds);
@@ -387,6 +388,25 @@ void iet_cmd_execute(struct iet_cmd *cmd)
 	if (iet_scsi_execute(&cmd->req) == IET_ASYNC)
 		return;
 	iet_cmd_complete(&cmd->req);
+	iet_cmd_put(cmd);
+}
+
+/*
+ * A write the LUN's write gate parked runs now, holding the reference
+ * iet_cmd_execute() gave the backend: in an I/O thread if it blocks (the
+ * reference becomes the pool's), else here.
+ */
+void iet_scsi_resume(struct iet_scsi_req *req)
+{
+	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
+
+	if (req->blocking) {
+		iet_pool_submit(cmd->conn->session->target, cmd);
+		return;
+	}
+	if (!cmd->aborted && iet_scsi_execute(req) == IET_ASYNC)
+		return;
+	iet_cmd_complete(req);
 	iet_cmd_put(cmd);
 }
 

@@ -65,6 +65,8 @@ void iet_buf_copy_from(const struct iet_buf *buf, u32 off, void *dst, u32 len);
 void iet_buf_zero(struct iet_buf *buf, u32 off, u32 len);
 u32 iet_buf_cmp(const struct iet_buf *a, u32 aoff, const struct iet_buf *b,
 		u32 boff, u32 len);
+void iet_buf_or(struct iet_buf *dst, u32 doff, const struct iet_buf *src,
+		u32 soff, u32 len);
 void iet_buf_iter(const struct iet_buf *buf, struct iov_iter *iter,
 		  unsigned int dir, u32 off, u32 len);
 
@@ -137,6 +139,24 @@ extern const struct iet_backend_ops iet_fileio_ops;
 extern const struct iet_backend_ops iet_nullio_ops;
 extern const struct iet_backend_ops iet_blockio_ops;
 
+/* A LUN's write gate (wgate.c). */
+struct iet_wgate {
+	struct mutex excl_lock;			/* one exclusive command */
+	spinlock_t lock;			/* protects parked, sets excl */
+	unsigned long excl;			/* buckets it holds closed */
+	struct list_head parked;		/* writes waiting for them */
+	wait_queue_head_t wq;			/* it waits for writers */
+	atomic_t writers[BITS_PER_LONG];	/* writes running, by bucket */
+};
+
+#define IET_WGATE_ALL	U64_MAX		/* wnr: every block of the LUN */
+
+void iet_wgate_init(struct iet_wgate *g);
+bool iet_wgate_enter(struct iet_scsi_req *req);
+void iet_wgate_exit(struct iet_scsi_req *req);
+void iet_wgate_lock(struct iet_lun *lun, u64 lba, u64 nr);
+void iet_wgate_unlock(struct iet_lun *lun);
+
 struct iet_lun {
 	struct kref kref;
 	struct rcu_head rcu;
@@ -151,7 +171,7 @@ struct iet_lun {
 	char scsi_sn[IET_SCSI_SN_MAX + 1];
 	const struct iet_backend_ops *ops;
 	void *private;				/* the backend's */
-	struct mutex caw_lock;			/* one COMPARE AND WRITE at a time */
+	struct iet_wgate wgate;
 	/* Mode parameters MODE SELECT changes (READ_ONCE, WRITE_ONCE). */
 	bool wce;				/* write cache: not stable */
 	bool swp;				/* software write protect */
@@ -466,6 +486,11 @@ struct iet_scsi_req {
 	bool blocking;			/* runs in an I/O thread */
 	bool check_ua;			/* a unit attention preempts it */
 	struct iet_io io;
+	/* The blocks it writes, for the LUN's write gate (wnr 0: none). */
+	u64 wlba;
+	u64 wnr;
+	unsigned long wgate;		/* the buckets it counts in */
+	struct list_head wgate_entry;	/* parked behind an exclusive one */
 
 	/* results */
 	u8 status;			/* SAM status */
@@ -480,6 +505,7 @@ struct iet_scsi_req {
 void iet_scsi_parse(struct iet_scsi_req *req);
 int iet_scsi_execute(struct iet_scsi_req *req);
 void iet_scsi_io_done(struct iet_scsi_req *req, int error);
+void iet_scsi_resume(struct iet_scsi_req *req);
 void iet_scsi_io_error(struct iet_scsi_req *req, enum iet_io_op op, int error);
 bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr);
 void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,

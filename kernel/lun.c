@@ -79,7 +79,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
 	if (!lun)
 		return -ENOMEM;
 	kref_init(&lun->kref);
-	mutex_init(&lun->caw_lock);
+	iet_wgate_init(&lun->wgate);
 	lun->wce = iomode == IET_IOMODE_WB;
 	lun->target = target;
 	lun->lun = lun_id;

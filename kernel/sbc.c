@@ -58,6 +58,7 @@ void iet_scsi_io_done(struct iet_scsi_req *req, int error)
 		req->io.end(req, error);
 		return;
 	}
+	iet_wgate_exit(req);
 	if (error)
 		iet_scsi_io_error(req, req->io.op, error);
 	iet_scsi_done(req);
@@ -156,6 +157,8 @@ void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 		}
 		req->nr_blocks = min(nr, avail >> bits);
 		req->io.op = IET_IO_WRITE;
+		req->wlba = lba;
+		req->wnr = req->nr_blocks;
 	} else {
 		avail = req->want_read ? req->edtl : 0;
 		req->nr_blocks = min_t(u32, nr,

@@ -185,7 +185,13 @@ int iet_scsi_execute(struct iet_scsi_req *req)
 {
 	if (req->status != SAM_STAT_GOOD || !req->execute)
 		return 0;
-	return req->execute(req) == IET_ASYNC ? IET_ASYNC : 0;
+	/* A write parked behind COMPARE AND WRITE runs when it is over. */
+	if (req->wnr && !iet_wgate_enter(req))
+		return IET_ASYNC;
+	if (req->execute(req) == IET_ASYNC)
+		return IET_ASYNC;
+	iet_wgate_exit(req);
+	return 0;
 }
 
 /* Counters of a LUN or a session, for a finished command. */

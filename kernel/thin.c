@@ -128,6 +128,8 @@ static void write_same_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 	req->io.len = (u64)nr << lun->blkbits;
 	req->blocking = true;
 	req->execute = write_same_execute;
+	req->wlba = lba;
+	req->wnr = nr;
 	if (ndob)
 		return;
 	req->data_out = true;
@@ -228,6 +230,7 @@ static void unmap_parse(struct iet_scsi_req *req)
 		return iet_scsi_invalid_field(req, 1, 0);
 	req->blocking = true;
 	req->execute = unmap_execute;
+	req->wnr = IET_WGATE_ALL;		/* its ranges are in its data */
 	req->data_out = true;
 	req->xfer_len = len;
 	/* Whatever the initiator sends past what may be valid is dropped. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SBC-3 commands that compare or are about the medium: VERIFY and WRITE
- * AND VERIFY (10, 12, 16), COMPARE AND WRITE, PRE-FETCH (10, 16), READ
- * DEFECT DATA (10, 12).
+ * AND VERIFY (10, 12, 16), COMPARE AND WRITE, ORWRITE(16), PRE-FETCH (10,
+ * 16), READ DEFECT DATA (10, 12).
  *
  * The verifying commands run in an I/O thread and read the medium back
  * in chunks of their own (iet_lun_io_sync()), so a compare holds at most
@@ -14,6 +14,7 @@
 
 #include "iet.h"
 
+#define ORWRITE_16		0x8b
 #define PRE_FETCH_16		0x90
 #define READ_DEFECT_DATA_12	0xb7
 
@@ -217,8 +218,8 @@ static void buf_move(struct iet_buf *to, const struct iet_buf *from, u32 off,
 
 /*
  * The blocks are read, compared with the first half of the data-out and,
- * if equal, overwritten with its second half, under the LUN's caw_lock:
- * atomic against every other COMPARE AND WRITE, from any session.
+ * if equal, overwritten with its second half, with the LUN's write gate
+ * closed on them: atomic against every other write, from any session.
  */
 static int caw_execute(struct iet_scsi_req *req)
 {
@@ -233,7 +234,7 @@ static int caw_execute(struct iet_scsi_req *req)
 		req->status = SAM_STAT_BUSY;
 		return 0;
 	}
-	mutex_lock(&lun->caw_lock);
+	iet_wgate_lock(lun, req->lba, req->nr_blocks);
 	ret = iet_lun_io_sync(lun, IET_IO_READ, req->io.pos, &m, len, false);
 	if (ret) {
 		iet_scsi_io_error(req, IET_IO_READ, ret);
@@ -250,7 +251,7 @@ static int caw_execute(struct iet_scsi_req *req)
 	if (ret)
 		iet_scsi_io_error(req, IET_IO_WRITE, ret);
 out:
-	mutex_unlock(&lun->caw_lock);
+	iet_wgate_unlock(lun);
 	iet_buf_free(&m);
 	return 0;
 }
@@ -288,6 +289,64 @@ static void caw_parse(struct iet_scsi_req *req)
 		return;
 	req->nr_blocks = nr;
 	req->buf_len = req->xfer_len;
+}
+
+/* ---- ORWRITE ----------------------------------------------------------- */
+
+/*
+ * The blocks are read, ORed with the data-out and written back (SBC-4
+ * 5.9), chunk by chunk with the write gate closed on all of them: atomic
+ * against every other write, like COMPARE AND WRITE.
+ */
+static int orwrite_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	u32 len = req->io.len, done, n;
+	struct iet_buf m;
+	int ret = 0;
+
+	if (!len)
+		return 0;
+	if (iet_buf_alloc(&m, min(len, CHUNK))) {
+		req->status = SAM_STAT_BUSY;
+		return 0;
+	}
+	iet_wgate_lock(lun, req->lba, req->nr_blocks);
+	for (done = 0; done < len; done += n) {
+		n = min(len - done, CHUNK);
+		ret = iet_lun_io_sync(lun, IET_IO_READ, req->io.pos + done, &m,
+				      n, false);
+		if (ret) {
+			iet_scsi_io_error(req, IET_IO_READ, ret);
+			break;
+		}
+		iet_buf_or(&m, 0, &req->buf, done, n);
+		ret = iet_lun_io_sync(lun, IET_IO_WRITE, req->io.pos + done,
+				      &m, n, req->io.stable);
+		if (ret) {
+			iet_scsi_io_error(req, IET_IO_WRITE, ret);
+			break;
+		}
+		cond_resched();
+	}
+	iet_wgate_unlock(lun);
+	iet_buf_free(&m);
+	return 0;
+}
+
+/* Checked and bounded as a WRITE(16) is; ORPROTECT is WRPROTECT's place. */
+static void orwrite16_parse(struct iet_scsi_req *req)
+{
+	const u8 *cdb = req->cdb;
+
+	iet_sbc_rw_parse(req, get_unaligned_be64(cdb + 2),
+			 get_unaligned_be32(cdb + 10), true, cdb[1] >> 5,
+			 cdb[1] & 0x08);
+	if (req->status != SAM_STAT_GOOD)
+		return;
+	req->blocking = true;
+	req->execute = orwrite_execute;
+	req->wnr = 0;	/* it closes the gate rather than passing it */
 }
 
 /* ---- PRE-FETCH --------------------------------------------------------- */
@@ -396,6 +455,10 @@ const struct iet_opcode iet_verify_opcodes[] = {
 	  .usage = { VERIFY_16, VERIFY_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP,
 		     CONTROL } },
+	{ .op = ORWRITE_16, .len = 16, .timeout = TIMEOUT,
+	  .parse = orwrite16_parse,
+	  .usage = { ORWRITE_16, 0xfa, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP, CONTROL } },
 	{ .op = PRE_FETCH_16, .len = 16, .timeout = TIMEOUT,
 	  .parse = prefetch16_parse,
 	  .usage = { PRE_FETCH_16, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
