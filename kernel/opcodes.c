@@ -23,8 +23,14 @@ static const struct {
 	{ iet_spc_opcodes, &iet_spc_nr_opcodes },
 };
 
-/* The first entry of each operation code, for dispatch in one step. */
-static const struct iet_opcode *by_op[256];
+/*
+ * The entries of each operation code (side by side in one table), for
+ * dispatch in one step.
+ */
+static struct {
+	const struct iet_opcode *first;
+	u8 nr;
+} by_op[256];
 
 void __init iet_opcodes_init(void)
 {
@@ -34,35 +40,23 @@ void __init iet_opcodes_init(void)
 		for (i = 0; i < *tables[t].nr; i++) {
 			const struct iet_opcode *op = &tables[t].ops[i];
 
-			if (!by_op[op->op])
-				by_op[op->op] = op;
+			if (!by_op[op->op].first)
+				by_op[op->op].first = op;
 			/* One operation code: in one table, side by side. */
-			WARN_ON(by_op[op->op] != op &&
-				(!i || op[-1].op != op->op));
+			WARN_ON(by_op[op->op].first + by_op[op->op].nr != op);
+			by_op[op->op].nr++;
 			WARN_ON(op->usage[0] != op->op || op->len > 16);
 		}
 	}
 }
 
-/* The last entry of the table op is in. */
-static const struct iet_opcode *table_end(const struct iet_opcode *op)
-{
-	unsigned int t;
-
-	for (t = 0; t < ARRAY_SIZE(tables); t++)
-		if (op >= tables[t].ops && op < tables[t].ops + *tables[t].nr)
-			return tables[t].ops + *tables[t].nr;
-	return op + 1;
-}
-
 /* The entry of an operation code and service action, or NULL. */
 static const struct iet_opcode *find(u8 opcode, bool by_sa, u8 sa)
 {
-	const struct iet_opcode *op = by_op[opcode], *end;
+	const struct iet_opcode *op = by_op[opcode].first;
+	unsigned int i;
 
-	if (!op)
-		return NULL;
-	for (end = table_end(op); op < end && op->op == opcode; op++)
+	for (i = 0; i < by_op[opcode].nr; i++, op++)
 		if (!(op->flags & IET_OP_SA) || !by_sa || op->sa == sa)
 			return op;
 	return NULL;
@@ -70,7 +64,7 @@ static const struct iet_opcode *find(u8 opcode, bool by_sa, u8 sa)
 
 static bool has_sa(u8 opcode)
 {
-	return by_op[opcode] && by_op[opcode]->flags & IET_OP_SA;
+	return by_op[opcode].nr && by_op[opcode].first->flags & IET_OP_SA;
 }
 
 const struct iet_opcode *iet_opcode_find(const u8 *cdb)
@@ -129,7 +123,7 @@ static u32 report_one(struct iet_scsi_req *req, bool rctd, u8 *d)
 		op = find(opcode, false, 0);
 		break;
 	case 2:		/* an operation code and one of its service actions */
-		if (by_op[opcode] && !has_sa(opcode)) {
+		if (by_op[opcode].nr && !has_sa(opcode)) {
 			iet_scsi_invalid_field(req, 2, 2);
 			return 0;
 		}
