@@ -165,6 +165,8 @@ struct iet_lun {
 	u32 iomode;				/* enum iet_iomode */
 	u32 block_size;
 	u8 blkbits;
+	u8 pbexp;				/* log2(physical / logical) */
+	u16 rotation_rate;			/* VPD 0xb1 */
 	u64 blocks;
 	char path[IET_PATH_MAX + 1];
 	char scsi_id[IET_SCSI_ID_MAX + 1];
@@ -178,14 +180,28 @@ struct iet_lun {
 	bool d_sense;				/* descriptor format sense */
 	bool thin;				/* unmap() works here */
 	bool lbprz;				/* unmapped blocks read as zeros */
+	bool thin_allowed;			/* IET_A_LUN_THIN */
 	struct iet_stats stats;
+};
+
+/* What IET_CMD_LUN_NEW asks for, defaults filled in (netlink.c). */
+struct iet_lun_params {
+	u32 type;				/* enum iet_lun_type */
+	const char *path;			/* NULL: none */
+	u32 iomode;				/* enum iet_iomode */
+	const char *scsi_id;			/* "": derived */
+	const char *scsi_sn;			/* "": the scsi_id */
+	u32 block_size;
+	u32 phys_block_size;
+	u32 rotation_rate;
+	bool thin;				/* where the storage can */
+	u64 blocks;				/* nullio: 0 is the default */
 };
 
 struct iet_lun *iet_lun_get(struct iet_target *target, u32 lun);
 void iet_lun_put(struct iet_lun *lun);
-int iet_lun_add(struct iet_target *target, u32 lun, u32 type, const char *path,
-		u32 iomode, const char *scsi_id, const char *scsi_sn,
-		u32 block_size, u64 blocks, struct netlink_ext_ack *extack);
+int iet_lun_add(struct iet_target *target, u32 lun,
+		const struct iet_lun_params *p, struct netlink_ext_ack *extack);
 int iet_lun_del(struct iet_target *target, u32 lun);
 
 /* ---- targets ----------------------------------------------------------- */

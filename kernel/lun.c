@@ -56,21 +56,48 @@ static void luns_changed(struct iet_target *target)
 	iet_ua_add(target, NULL, IET_LUN_ANY, 0x3f, 0x0e);
 }
 
-int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
-		const char *path, u32 iomode, const char *scsi_id,
-		const char *scsi_sn, u32 block_size, u64 blocks,
-		struct netlink_ext_ack *extack)
+/*
+ * What the netlink policy's ranges cannot say: powers of 2, a physical
+ * block of whole logical blocks, and the rotation rates SBC-3 reserves
+ * (2..0x400).
+ */
+static int lun_params_check(const struct iet_lun_params *p,
+			    struct netlink_ext_ack *extack)
 {
+	u32 pbs = p->phys_block_size;
+
+	if (!is_power_of_2(p->block_size) || p->block_size < 512 ||
+	    p->block_size > 4096) {
+		NL_SET_ERR_MSG(extack, "BlockSize must be 512, 1024, 2048 or 4096");
+		return -EINVAL;
+	}
+	if (!is_power_of_2(pbs) || pbs < p->block_size ||
+	    pbs > IET_PHYS_BLOCK_SIZE_MAX) {
+		NL_SET_ERR_MSG(extack,
+			       "PhysicalBlockSize must be a power of 2 from BlockSize to 32768");
+		return -EINVAL;
+	}
+	if ((p->rotation_rate > 1 && p->rotation_rate < 0x401) ||
+	    p->rotation_rate > 0xfffe) {
+		NL_SET_ERR_MSG(extack,
+			       "RotationRate must be 0, 1 or 1025..65534");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int iet_lun_add(struct iet_target *target, u32 lun_id,
+		const struct iet_lun_params *p, struct netlink_ext_ack *extack)
+{
+	const char *path = p->path;
 	struct iet_lun *lun;
 	void *gone;
 	int ret;
 
 	lockdep_assert_held(&iet_mutex);
-	if (!is_power_of_2(block_size) || block_size < 512 ||
-	    block_size > 4096) {
-		NL_SET_ERR_MSG(extack, "BlockSize must be 512, 1024, 2048 or 4096");
-		return -EINVAL;
-	}
+	ret = lun_params_check(p, extack);
+	if (ret)
+		return ret;
 	if (xa_load(&target->luns, lun_id)) {
 		NL_SET_ERR_MSG(extack, "this LUN exists");
 		return -EEXIST;
@@ -80,14 +107,17 @@ int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
 		return -ENOMEM;
 	kref_init(&lun->kref);
 	iet_wgate_init(&lun->wgate);
-	lun->wce = iomode == IET_IOMODE_WB;
+	lun->wce = p->iomode == IET_IOMODE_WB;
 	lun->target = target;
 	lun->lun = lun_id;
-	lun->iomode = iomode;
-	lun->block_size = block_size;
-	lun->blkbits = ilog2(block_size);
-	lun->blocks = blocks;
-	lun->ops = backend(type);
+	lun->iomode = p->iomode;
+	lun->block_size = p->block_size;
+	lun->blkbits = ilog2(p->block_size);
+	lun->pbexp = ilog2(p->phys_block_size) - lun->blkbits;
+	lun->rotation_rate = p->rotation_rate;
+	lun->thin_allowed = p->thin;
+	lun->blocks = p->blocks;
+	lun->ops = backend(p->type);
 	if (!lun->ops) {
 		NL_SET_ERR_MSG(extack, "unknown LUN type");
 		ret = -EINVAL;
@@ -96,14 +126,14 @@ int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
 	if (path)
 		strscpy(lun->path, path, sizeof(lun->path));
 	/* Stable identities even when ietd gives none. */
-	if (scsi_id[0])
-		strscpy(lun->scsi_id, scsi_id, sizeof(lun->scsi_id));
+	if (p->scsi_id[0])
+		strscpy(lun->scsi_id, p->scsi_id, sizeof(lun->scsi_id));
 	else
 		snprintf(lun->scsi_id, sizeof(lun->scsi_id), "%08x%08x",
 			 crc32c(~0, target->name, strlen(target->name)),
 			 lun_id);
-	if (scsi_sn[0])
-		strscpy(lun->scsi_sn, scsi_sn, sizeof(lun->scsi_sn));
+	if (p->scsi_sn[0])
+		strscpy(lun->scsi_sn, p->scsi_sn, sizeof(lun->scsi_sn));
 	else
 		strscpy(lun->scsi_sn, lun->scsi_id, sizeof(lun->scsi_sn));
 	atomic64_set(&lun->stats.cmds, 0);
@@ -131,6 +161,16 @@ int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
 			NL_SET_ERR_MSG(extack, "this LUN type needs a Path");
 		goto out_free;
 	}
+	/*
+	 * ThinProvisioning=No: a fully provisioned disk whatever the storage
+	 * can do (an array that overcommits, a file that must stay
+	 * allocated): UNMAP and WRITE SAME with UNMAP answer as on storage
+	 * without it.
+	 */
+	if (!lun->thin_allowed) {
+		lun->thin = false;
+		lun->lbprz = false;
+	}
 	ret = xa_insert(&target->luns, lun_id, lun, GFP_KERNEL);
 	if (ret) {
 		lun->ops->detach(lun);
@@ -145,7 +185,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id, u32 type,
 	if (gone && xa_to_value(gone) != lun->blocks)
 		iet_ua_add(target, NULL, lun_id, 0x2a, 0x09);
 	pr_info("target %u lun %u: %s %s, %llu blocks of %u\n", target->tid,
-		lun_id, lun->ops->name, lun->path, lun->blocks, block_size);
+		lun_id, lun->ops->name, lun->path, lun->blocks, lun->block_size);
 	return 0;
 
 out_free:

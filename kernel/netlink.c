@@ -21,6 +21,17 @@ static struct netlink_range_validation dsl_range = {
 	.max = 16777215,
 };
 
+/* Beyond the s16 of NLA_POLICY_RANGE; lun.c checks what ranges cannot. */
+static struct netlink_range_validation phys_block_range = {
+	.min = 512,
+	.max = IET_PHYS_BLOCK_SIZE_MAX,
+};
+
+static struct netlink_range_validation rotation_range = {
+	.min = 0,
+	.max = 0xfffe,
+};
+
 const struct nla_policy iet_tparam_policy[IET_TP_MAX + 1] = {
 	[IET_TP_WTHREADS] = NLA_POLICY_RANGE(NLA_U32, 1, IET_MAX_WTHREADS),
 	[IET_TP_QUEUED_CMDS] = NLA_POLICY_RANGE(NLA_U32, 1, 4096),
@@ -68,6 +79,11 @@ static const struct nla_policy iet_policy[IET_A_MAX + 1] = {
 	[IET_A_CID] = NLA_POLICY_FULL_RANGE(NLA_U32, &u16_range),
 	[IET_A_CONN_FD] = { .type = NLA_S32 },
 	[IET_A_STATSN] = { .type = NLA_U32 },
+	[IET_A_LUN_PHYS_BLOCK_SIZE] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &phys_block_range),
+	[IET_A_LUN_ROTATION_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32,
+							  &rotation_range),
+	[IET_A_LUN_THIN] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 enum {
@@ -349,7 +365,11 @@ static int fill_lun(struct sk_buff *skb, struct iet_target *target,
 	    nla_put_string(skb, IET_A_LUN_SCSI_SN, lun->scsi_sn) ||
 	    nla_put_u32(skb, IET_A_LUN_BLOCK_SIZE, lun->block_size) ||
 	    nla_put_u64_64bit(skb, IET_A_LUN_BLOCKS, lun->blocks, IET_A_PAD) ||
-	    put_stats(skb, &lun->stats))
+	    put_stats(skb, &lun->stats) ||
+	    nla_put_u32(skb, IET_A_LUN_PHYS_BLOCK_SIZE,
+			lun->block_size << lun->pbexp) ||
+	    nla_put_u32(skb, IET_A_LUN_ROTATION_RATE, lun->rotation_rate) ||
+	    nla_put_u32(skb, IET_A_LUN_THIN, lun->thin_allowed))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -481,10 +501,16 @@ out:
 	return ret;
 }
 
+static u32 get_u32_or(const struct nlattr *attr, u32 def)
+{
+	return attr ? nla_get_u32(attr) : def;
+}
+
 static int lun_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct iet_target *target = req_target(info);
 	struct nlattr **a = info->attrs;
+	struct iet_lun_params p;
 	int ret;
 
 	if (!target)
@@ -492,17 +518,24 @@ static int lun_new(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, IET_A_LUN) ||
 	    GENL_REQ_ATTR_CHECK(info, IET_A_LUN_TYPE))
 		return -EINVAL;
-	ret = iet_lun_add(target, nla_get_u32(a[IET_A_LUN]),
-			  nla_get_u32(a[IET_A_LUN_TYPE]),
-			  a[IET_A_LUN_PATH] ? nla_data(a[IET_A_LUN_PATH]) : NULL,
-			  a[IET_A_LUN_IOMODE] ? nla_get_u32(a[IET_A_LUN_IOMODE]) :
-			  IET_IOMODE_WT,
-			  a[IET_A_LUN_SCSI_ID] ? nla_data(a[IET_A_LUN_SCSI_ID]) : "",
-			  a[IET_A_LUN_SCSI_SN] ? nla_data(a[IET_A_LUN_SCSI_SN]) : "",
-			  a[IET_A_LUN_BLOCK_SIZE] ?
-			  nla_get_u32(a[IET_A_LUN_BLOCK_SIZE]) : 512,
-			  a[IET_A_LUN_BLOCKS] ? nla_get_u64(a[IET_A_LUN_BLOCKS]) : 0,
-			  info->extack);
+	p = (struct iet_lun_params) {
+		.type = nla_get_u32(a[IET_A_LUN_TYPE]),
+		.path = a[IET_A_LUN_PATH] ? nla_data(a[IET_A_LUN_PATH]) : NULL,
+		.iomode = get_u32_or(a[IET_A_LUN_IOMODE], IET_IOMODE_WT),
+		.scsi_id = a[IET_A_LUN_SCSI_ID] ?
+			   nla_data(a[IET_A_LUN_SCSI_ID]) : "",
+		.scsi_sn = a[IET_A_LUN_SCSI_SN] ?
+			   nla_data(a[IET_A_LUN_SCSI_SN]) : "",
+		.block_size = get_u32_or(a[IET_A_LUN_BLOCK_SIZE], 512),
+		.rotation_rate = get_u32_or(a[IET_A_LUN_ROTATION_RATE], 0),
+		.thin = get_u32_or(a[IET_A_LUN_THIN], 1),
+		.blocks = a[IET_A_LUN_BLOCKS] ?
+			  nla_get_u64(a[IET_A_LUN_BLOCKS]) : 0,
+	};
+	/* A 512e LUN says so; by default the physical block is the logical. */
+	p.phys_block_size = get_u32_or(a[IET_A_LUN_PHYS_BLOCK_SIZE],
+				       p.block_size);
+	ret = iet_lun_add(target, nla_get_u32(a[IET_A_LUN]), &p, info->extack);
 	changed();
 	return ret;
 }

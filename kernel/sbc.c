@@ -192,6 +192,7 @@ static int read_capacity16_execute(struct iet_scsi_req *req)
 
 	put_unaligned_be64(lun->blocks - 1, d);
 	put_unaligned_be32(lun->block_size, d + 8);
+	d[13] = lun->pbexp;	/* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT */
 	if (lun->thin)
 		d[14] = 0x80 | (lun->lbprz ? 0x40 : 0);	/* LBPME, LBPRZ */
 	iet_scsi_set_data(req, 0, d, sizeof(d));

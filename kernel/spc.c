@@ -120,7 +120,13 @@ static u32 vpd_block_limits(struct iet_scsi_req *req, u8 *d)
 {
 	u32 max = IET_MAX_XFER >> req->lun->blkbits;
 
-	put_unaligned_be16(1, d + 6);		/* granularity */
+	/*
+	 * OPTIMAL TRANSFER LENGTH GRANULARITY: a physical block, so that
+	 * initiators (Linux's io_min) spare a 512e disk read-modify-writes.
+	 * The optimal length must be a multiple of it: Linux ignores it else.
+	 */
+	BUILD_BUG_ON(IET_MAX_XFER % IET_PHYS_BLOCK_SIZE_MAX);
+	put_unaligned_be16(1 << req->lun->pbexp, d + 6);
 	put_unaligned_be32(max, d + 8);		/* MAXIMUM TRANSFER LENGTH */
 	put_unaligned_be32(max, d + 12);	/* OPTIMAL TRANSFER LENGTH */
 	iet_thin_block_limits(req->lun, d);
@@ -129,7 +135,11 @@ static u32 vpd_block_limits(struct iet_scsi_req *req, u8 *d)
 
 static u32 vpd_block_characteristics(struct iet_scsi_req *req, u8 *d)
 {
-	/* Rotation rate and form factor: not reported. */
+	/*
+	 * MEDIUM ROTATION RATE as configured: 1 (non-rotating) makes Linux
+	 * treat the disk as an SSD. No form factor.
+	 */
+	put_unaligned_be16(req->lun->rotation_rate, d + 4);
 	return 4 + 0x3c;
 }
 

@@ -32,7 +32,8 @@ void iet_thin_block_limits(struct iet_lun *lun, u8 *d)
 		return;
 	put_unaligned_be32(UNMAP_LBA_MAX, d + 20);
 	put_unaligned_be32(UNMAP_DESC_MAX, d + 24);
-	put_unaligned_be32(1, d + 28);			/* granularity */
+	/* OPTIMAL UNMAP GRANULARITY: a physical block, aligned at LBA 0. */
+	put_unaligned_be32(1 << lun->pbexp, d + 28);
 	put_unaligned_be32(0x80000000, d + 32);		/* UGAVALID, 0 */
 }
 

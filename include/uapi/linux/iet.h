@@ -18,11 +18,17 @@
  * IET_CMD_LUN_NEW      TID, LUN, LUN_TYPE, [LUN_PATH], [LUN_IOMODE],
  *                      [LUN_SCSI_ID], [LUN_SCSI_SN], [LUN_BLOCK_SIZE],
  *                      [LUN_BLOCKS]            (LUN_BLOCKS: nullio size)
+ *                      [LUN_PHYS_BLOCK_SIZE]   (default: LUN_BLOCK_SIZE)
+ *                      [LUN_ROTATION_RATE]     (default: 0, not reported)
+ *                      [LUN_THIN]              (default: 1)
  * IET_CMD_LUN_DEL      TID, LUN                 in-flight I/O still completes
  * IET_CMD_LUN_GET      dump, TID required: one message per LUN:
  *                      TID, LUN, LUN_TYPE, LUN_PATH (not nullio),
  *                      LUN_IOMODE, LUN_SCSI_ID, LUN_SCSI_SN,
- *                      LUN_BLOCK_SIZE, LUN_BLOCKS, STATS
+ *                      LUN_BLOCK_SIZE, LUN_BLOCKS, STATS,
+ *                      LUN_PHYS_BLOCK_SIZE, LUN_ROTATION_RATE, LUN_THIN
+ *                      (the last three as asked for, or their defaults;
+ *                      a kernel older than them leaves them out)
  *
  * IET_CMD_SESSION_NEW  TID, SID, INITIATOR_NAME, EXP_CMDSN, SESSION_PARAMS
  * IET_CMD_SESSION_DEL  TID, SID                 closes all its connections
@@ -58,6 +64,7 @@
 #define IET_SCSI_SN_MAX		16
 #define IET_LUN_MAX		16383	/* flat addressing, SAM-5 */
 #define IET_PATH_MAX		4095
+#define IET_PHYS_BLOCK_SIZE_MAX	32768	/* the largest LUN_PHYS_BLOCK_SIZE */
 
 enum iet_genl_cmd {
 	IET_CMD_UNSPEC,
@@ -109,6 +116,22 @@ enum iet_attr {
 	IET_A_CONNS,		/* nest of IET_A_CONN */
 	IET_A_CONN,		/* nest of enum iet_attr */
 	IET_A_STATS,		/* nest of enum iet_stat */
+	/*
+	 * u32, a power of 2 from LUN_BLOCK_SIZE to IET_PHYS_BLOCK_SIZE_MAX:
+	 * the physical block reported (512e: 4096 over 512-byte blocks). I/O
+	 * stays in logical blocks.
+	 */
+	IET_A_LUN_PHYS_BLOCK_SIZE,
+	/*
+	 * u32, SBC-3's MEDIUM ROTATION RATE (VPD 0xb1): 0 not reported,
+	 * 1 non-rotating medium (SSD), 0x401..0xfffe revolutions per minute.
+	 */
+	IET_A_LUN_ROTATION_RATE,
+	/*
+	 * u32, 0 or 1: thin provisioning (UNMAP, WRITE SAME with UNMAP, GET
+	 * LBA STATUS, LBPME) where the storage can; 0 never.
+	 */
+	IET_A_LUN_THIN,
 	__IET_A_MAX
 };
 
