@@ -136,8 +136,12 @@ static void write_same_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 	req->data_out = true;
 	req->xfer_len = lun->block_size;
 	avail = req->want_write ? req->edtl : 0;
-	if (avail < lun->block_size)
-		/* Without its block, there is nothing to write. */
+	/*
+	 * Its one block exactly, as for COMPARE AND WRITE: without it there
+	 * is nothing to write, and a larger Data-Out buffer was built for
+	 * some other command than the one the CDB says.
+	 */
+	if (avail != lun->block_size)
 		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x0e, 0x03);
 	req->nr_blocks = 1;
 	req->buf_len = lun->block_size;
