@@ -443,11 +443,13 @@ int iscsi_name_check(const char *name, char *err, size_t errlen)
 
 enum lun_arg {
 	ARG_PATH, ARG_TYPE, ARG_IOMODE, ARG_SCSI_ID, ARG_SCSI_SN,
-	ARG_BLOCK_SIZE, ARG_BLOCKS, NR_ARGS
+	ARG_BLOCK_SIZE, ARG_BLOCKS, ARG_PHYS_BLOCK_SIZE, ARG_ROTATION_RATE,
+	ARG_THIN, NR_ARGS
 };
 
 static const char *const lun_args[NR_ARGS] = {
 	"Path", "Type", "IOMode", "ScsiId", "ScsiSN", "BlockSize", "Blocks",
+	"PhysicalBlockSize", "RotationRate", "ThinProvisioning",
 };
 
 static int check_id(const char *v, size_t max, char *err, size_t errlen)
@@ -544,6 +546,36 @@ static int lun_arg_set(struct lun_conf *lun, enum lun_arg a, const char *v,
 		}
 		lun->blocks = n;
 		return 0;
+	case ARG_PHYS_BLOCK_SIZE:
+		/* Against BlockSize once the whole list is read. */
+		if (parse_number(v, &n) || n < 512 ||
+		    n > IET_PHYS_BLOCK_SIZE_MAX || (n & (n - 1))) {
+			snprintf(err, errlen,
+				 "\"%.32s\" is not a power of 2 from 512 to %d",
+				 v, IET_PHYS_BLOCK_SIZE_MAX);
+			return -EINVAL;
+		}
+		lun->phys_block_size = n;
+		return 0;
+	case ARG_ROTATION_RATE:
+		/* SBC-3 reserves 2..0x400 and 0xffff. */
+		if (parse_number(v, &n) ||
+		    (n > 1 && n < 0x401) || n > 0xfffe) {
+			snprintf(err, errlen,
+				 "\"%.32s\" is not 0 (not reported), 1 (non-rotating) or 1025..65534 (rpm)",
+				 v);
+			return -EINVAL;
+		}
+		lun->rotation_rate = n;
+		return 0;
+	case ARG_THIN: {
+		uint32_t yes;
+
+		if (parse_yes_no(v, &yes, err, errlen))
+			return -EINVAL;
+		lun->thin_off = !yes;
+		return 0;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -628,6 +660,12 @@ int lun_parse_args(const char *args, struct lun_conf *lun, char *err,
 	}
 	if (lun->type != IET_LUN_NULLIO && given[ARG_BLOCKS]) {
 		snprintf(err, errlen, "Blocks: only for Type=nullio");
+		return -EINVAL;
+	}
+	if (lun->phys_block_size && lun->phys_block_size < lun->block_size) {
+		snprintf(err, errlen,
+			 "PhysicalBlockSize: %u is smaller than BlockSize %u",
+			 lun->phys_block_size, lun->block_size);
 		return -EINVAL;
 	}
 	if (lun->blocks > UINT64_MAX / 2 / lun->block_size) {

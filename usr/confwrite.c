@@ -73,6 +73,12 @@ int lun_args_format(const struct lun_conf *lun, char *buf, size_t len)
 		ADD(",ScsiSN=%s", lun->scsi_sn);
 	if (lun->block_size && lun->block_size != 512)
 		ADD(",BlockSize=%u", lun->block_size);
+	if (lun->phys_block_size && lun->phys_block_size != lun->block_size)
+		ADD(",PhysicalBlockSize=%u", lun->phys_block_size);
+	if (lun->rotation_rate)
+		ADD(",RotationRate=%u", lun->rotation_rate);
+	if (lun->thin_off)
+		ADD(",ThinProvisioning=No");
 	if (lun->type == IET_LUN_NULLIO && lun->blocks)
 		ADD(",Blocks=%llu", (unsigned long long)lun->blocks);
 #undef ADD

@@ -149,6 +149,16 @@ int kmsg_lun_new(void *buf, size_t len, const struct kmsg_to *to,
 		put_u32(&m, IET_A_LUN_BLOCK_SIZE, lun->block_size);
 	if (lun->blocks)
 		put_u64(&m, IET_A_LUN_BLOCKS, lun->blocks);
+	/*
+	 * Only what differs from the kernel's defaults: a module older than
+	 * these attributes refuses them, and still takes every other LUN.
+	 */
+	if (lun_phys_block_size(lun) != lun->block_size)
+		put_u32(&m, IET_A_LUN_PHYS_BLOCK_SIZE, lun->phys_block_size);
+	if (lun->rotation_rate)
+		put_u32(&m, IET_A_LUN_ROTATION_RATE, lun->rotation_rate);
+	if (lun->thin_off)
+		put_u32(&m, IET_A_LUN_THIN, 0);
 	return done(&m);
 }
 

@@ -176,6 +176,11 @@ int kreply_lun(const struct nlmsghdr *nlh, struct ktarget *t)
 		sizeof(l->conf.scsi_sn));
 	l->conf.block_size = get_u32(tb[IET_A_LUN_BLOCK_SIZE]);
 	l->conf.blocks = get_u64(tb[IET_A_LUN_BLOCKS]);
+	/* A module older than these leaves them out: its defaults, then. */
+	l->conf.phys_block_size = get_u32(tb[IET_A_LUN_PHYS_BLOCK_SIZE]);
+	l->conf.rotation_rate = get_u32(tb[IET_A_LUN_ROTATION_RATE]);
+	l->conf.thin_off = valid(tb[IET_A_LUN_THIN], MNL_TYPE_U32) &&
+			   !get_u32(tb[IET_A_LUN_THIN]);
 	get_stats(tb[IET_A_STATS], &l->stats);
 	return 0;
 }

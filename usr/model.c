@@ -323,3 +323,8 @@ const char *lun_type_name(uint32_t type)
 		return "fileio";
 	}
 }
+
+uint32_t lun_phys_block_size(const struct lun_conf *lun)
+{
+	return lun->phys_block_size ? lun->phys_block_size : lun->block_size;
+}

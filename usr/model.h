@@ -54,6 +54,9 @@ struct lun_conf {
 	char scsi_id[IET_SCSI_ID_MAX + 1];	/* "" = derived by ietd */
 	char scsi_sn[IET_SCSI_SN_MAX + 1];	/* "" = derived by ietd */
 	uint32_t block_size;		/* 512 unless configured */
+	uint32_t phys_block_size;	/* 0 = as block_size */
+	uint32_t rotation_rate;		/* VPD 0xb1; 0 = not reported */
+	bool thin_off;			/* ThinProvisioning=No */
 	uint64_t blocks;		/* nullio size; 0 = kernel default */
 	unsigned int line;		/* where it was configured, 0 = ietadm */
 };
@@ -153,6 +156,8 @@ uint32_t auth_algs(const struct auth *a, const struct auth *fallback);
 void lun_conf_derive_ids(struct lun_conf *lun, const char *target_name);
 /* "fileio", "blockio" or "nullio", as ietd.conf writes a LUN type. */
 const char *lun_type_name(uint32_t type);
+/* The physical block size a LUN reports: its own, else its block size. */
+uint32_t lun_phys_block_size(const struct lun_conf *lun);
 
 
 #endif

@@ -103,6 +103,9 @@ static void lun_text(struct textbuf *out, const struct klun *kl)
 	out_line(out, "ScsiId=%s", l->scsi_id);
 	out_line(out, "ScsiSN=%s", l->scsi_sn);
 	out_line(out, "BlockSize=%u", l->block_size);
+	out_line(out, "PhysicalBlockSize=%u", lun_phys_block_size(l));
+	out_line(out, "RotationRate=%u", l->rotation_rate);
+	out_line(out, "ThinProvisioning=%s", l->thin_off ? "No" : "Yes");
 	out_line(out, "Blocks=%llu", (unsigned long long)l->blocks);
 	stats_text(out, &kl->stats);
 }
@@ -206,6 +209,9 @@ static void lun_json(struct jw *j, const struct klun *kl)
 	jw_str(j, "scsi_id", l->scsi_id);
 	jw_str(j, "scsi_sn", l->scsi_sn);
 	jw_u64(j, "block_size", l->block_size);
+	jw_u64(j, "physical_block_size", lun_phys_block_size(l));
+	jw_u64(j, "rotation_rate", l->rotation_rate);
+	jw_bool(j, "thin_provisioning", !l->thin_off);
 	jw_u64(j, "blocks", l->blocks);
 	stats_json(j, &kl->stats);
 	jw_end(j, '}');

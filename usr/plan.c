@@ -79,6 +79,12 @@ static bool same_lun(const struct lun_conf *k, const struct lun_conf *w)
 		return false;
 	if (w->block_size && k->block_size && k->block_size != w->block_size)
 		return false;
+	/* Asked for or not, the same physical block is the same LUN. */
+	if (lun_phys_block_size(w) && lun_phys_block_size(k) &&
+	    lun_phys_block_size(k) != lun_phys_block_size(w))
+		return false;
+	if (k->rotation_rate != w->rotation_rate || k->thin_off != w->thin_off)
+		return false;
 	return w->type != IET_LUN_NULLIO || !w->blocks ||
 	       k->blocks == w->blocks;
 }

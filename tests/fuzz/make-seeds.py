@@ -110,6 +110,12 @@ def main():
           b"Target iqn.2001-04.com.example:a\n Redirect [2001:db8::1]:3261\n"
           b" IncomingUser joe secretsecret\n OutgoingUser tgt targetsecret\n"
           b" CHAPAlgorithms SHA3-256,MD5\n Lun 0 Type=blockio,Path=/dev/sda\n")
+    write(out + "/config", "lun-options",
+          b"Target iqn.2001-04.com.example:a\n"
+          b" Lun 0 Path=/dev/null,PhysicalBlockSize=4096,RotationRate=1,"
+          b"ThinProvisioning=No\n"
+          b" Lun 1 Path=/srv/a.img,BlockSize=4096,physicalblocksize=32768,"
+          b"rotationrate=0x1c20,thinprovisioning=yes\n")
 
     write(out + "/text", "login", text(INIT and "InitiatorName=" + INIT,
                                        *OPS))
@@ -185,7 +191,10 @@ def main():
           genl(a["IET_CMD_LUN_GET"], u32(a["IET_A_TID"], 1),
                u32(a["IET_A_LUN"], 0), u32(a["IET_A_LUN_TYPE"], 1),
                strz(a["IET_A_LUN_PATH"], "/dev/vg0/lv0"),
-               nlattr(a["IET_A_LUN_BLOCKS"], struct.pack("=Q", 1 << 21))) +
+               nlattr(a["IET_A_LUN_BLOCKS"], struct.pack("=Q", 1 << 21)),
+               u32(a["IET_A_LUN_PHYS_BLOCK_SIZE"], 4096),
+               u32(a["IET_A_LUN_ROTATION_RATE"], 7200),
+               u32(a["IET_A_LUN_THIN"], 0)) +
           genl(a["IET_CMD_SESSION_GET"], u32(a["IET_A_TID"], 1),
                nlattr(a["IET_A_SID"], struct.pack("=Q", 1 << 48)),
                strz(a["IET_A_INITIATOR_NAME"], "iqn.1993-08.org.debian:01:x"),

@@ -370,7 +370,10 @@ int kernel_lun_new(uint32_t tid, const struct lun_conf *lun)
 		return done(c, -ENOMEM, "oom");
 	t->luns = nl;
 	memset(&t->luns[t->nr_luns], 0, sizeof(*nl));
-	t->luns[t->nr_luns++].conf = *lun;
+	/* As the module's dump: the physical block size it took. */
+	nl = &t->luns[t->nr_luns++];
+	nl->conf = *lun;
+	nl->conf.phys_block_size = lun_phys_block_size(lun);
 	return done(c, 0, NULL);
 }
 

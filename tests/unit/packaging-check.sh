@@ -105,6 +105,8 @@ expect "ietadm --op new --user --params In" "IncomingUser= "
 expect "ietadm --op new --user -" "--lun --params --password-file --socket --target --tid --user "
 expect "ietadm --op new --tid 1 --lun 0 --params Path=/x,Ty" \
 	"Path=/x,Type=blockio Path=/x,Type=fileio Path=/x,Type=nullio "
+expect "ietadm --op new --tid 1 --lun 0 --params Path=/x,Th" \
+	"Path=/x,ThinProvisioning=No Path=/x,ThinProvisioning=Yes "
 expect "ietadm --op update --tid 1 --params NOP" "NOPInterval= NOPTimeout= "
 expect "ietadm -" "--help --op --socket --version "
 

@@ -216,6 +216,100 @@ TEST(config_parses_lun_lines)
 	config_free(&cfg);
 }
 
+TEST(config_parses_physical_block_size_rotation_rate_and_thin_provisioning)
+{
+	static const char text[] =
+		"Target " TARGET1 "\n"
+		"  Lun 0 Path=/a\n"
+		"  Lun 1 Path=/b,PhysicalBlockSize=4096,RotationRate=1,"
+		"ThinProvisioning=No\n"
+		"  Lun 2 Path=/c,physicalblocksize=32768,BlockSize=4096,"
+		"ROTATIONRATE=7200,thinprovisioning=yes\n"
+		"  Lun 3 Path=/d,PhysicalBlockSize=512,RotationRate=0x401,"
+		"ThinProvisioning=NO\n"
+		"  Lun 4 Path=/e,BlockSize=2048,PhysicalBlockSize=2048,"
+		"RotationRate=65534\n";
+	struct config cfg;
+	const struct lun_conf *l;
+
+	REQUIRE(parse(text, &cfg) == 0);
+	REQUIRE_EQ(cfg.targets[0].nr_luns, 5);
+	l = cfg.targets[0].luns;
+	/* The defaults: as BlockSize, not reported, thin where it can be. */
+	CHECK_EQ(l[0].phys_block_size, 0);
+	CHECK_EQ(lun_phys_block_size(&l[0]), 512);
+	CHECK_EQ(l[0].rotation_rate, 0);
+	CHECK(!l[0].thin_off);
+	CHECK_EQ(l[1].phys_block_size, 4096);
+	CHECK_EQ(l[1].block_size, 512);
+	CHECK_EQ(l[1].rotation_rate, 1);
+	CHECK(l[1].thin_off);
+	/* Before BlockSize in the list or after, checked against it. */
+	CHECK_EQ(l[2].phys_block_size, 32768);
+	CHECK_EQ(l[2].block_size, 4096);
+	CHECK_EQ(l[2].rotation_rate, 7200);
+	CHECK(!l[2].thin_off);
+	CHECK_EQ(lun_phys_block_size(&l[3]), 512);
+	CHECK_EQ(l[3].rotation_rate, 0x401);
+	CHECK(l[3].thin_off);
+	CHECK_EQ(lun_phys_block_size(&l[4]), 2048);
+	CHECK_EQ(l[4].rotation_rate, 65534);
+	config_free(&cfg);
+}
+
+TEST(config_error_physical_block_size_rotation_rate_and_thin_provisioning)
+{
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,PhysicalBlockSize=256\n",
+	      "ietd.conf:2: Lun: ",
+	      "PhysicalBlockSize: \"256\" is not a power of 2 from 512 to 32768");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,PhysicalBlockSize=3000\n",
+	      "ietd.conf:2: Lun: ",
+	      "PhysicalBlockSize: \"3000\" is not a power of 2 from 512 to 32768");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,PhysicalBlockSize=65536\n",
+	      "ietd.conf:2: Lun: ",
+	      "PhysicalBlockSize: \"65536\" is not a power of 2 from 512 to 32768");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,PhysicalBlockSize=4k\n",
+	      "ietd.conf:2: Lun: ",
+	      "PhysicalBlockSize: \"4k\" is not a power of 2 from 512 to 32768");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,BlockSize=4096,"
+	      "PhysicalBlockSize=2048\n", "ietd.conf:2: Lun: ",
+	      "PhysicalBlockSize: 2048 is smaller than BlockSize 4096");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,PhysicalBlockSize=1024,"
+	      "BlockSize=2048\n", "ietd.conf:2: Lun: ",
+	      "PhysicalBlockSize: 1024 is smaller than BlockSize 2048");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,RotationRate=2\n",
+	      "ietd.conf:2: Lun: ",
+	      "RotationRate: \"2\" is not 0 (not reported), 1 (non-rotating) "
+	      "or 1025..65534 (rpm)");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,RotationRate=1024\n",
+	      "ietd.conf:2: Lun: ",
+	      "RotationRate: \"1024\" is not 0 (not reported), 1 (non-rotating) "
+	      "or 1025..65534 (rpm)");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,RotationRate=0xffff\n",
+	      "ietd.conf:2: Lun: ",
+	      "RotationRate: \"0xffff\" is not 0 (not reported), 1 (non-rotating) "
+	      "or 1025..65534 (rpm)");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,RotationRate=-1\n",
+	      "ietd.conf:2: Lun: ",
+	      "RotationRate: \"-1\" is not 0 (not reported), 1 (non-rotating) "
+	      "or 1025..65534 (rpm)");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,RotationRate=ssd\n",
+	      "ietd.conf:2: Lun: ",
+	      "RotationRate: \"ssd\" is not 0 (not reported), 1 (non-rotating) "
+	      "or 1025..65534 (rpm)");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,ThinProvisioning=maybe\n",
+	      "ietd.conf:2: Lun: ",
+	      "ThinProvisioning: \"maybe\" is not Yes or No");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,ThinProvisioning=0\n",
+	      "ietd.conf:2: Lun: ",
+	      "ThinProvisioning: \"0\" is not Yes or No");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,ThinProvisioning=No,"
+	      "thinprovisioning=No\n", "ietd.conf:2: Lun: ",
+	      "ThinProvisioning: given twice");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,RotationRate=\n",
+	      "ietd.conf:2: Lun: ", "RotationRate: missing value");
+}
+
 TEST(config_reads_global_isns_settings)
 {
 	struct config cfg;

@@ -38,6 +38,10 @@ static char err[1024];
 	"	Lun 0 Path=/dev/vg0/lv0,Type=fileio,IOMode=wb,ScsiId=disk0,ScsiSN=SN0\n" \
 	"	Lun 7 Type=nullio,Blocks=4096,BlockSize=4096\n"		\
 	"	Lun 3 Path=/srv/a.img,IOMode=ro\n"			\
+	"	Lun 5 Path=/srv/e.img,PhysicalBlockSize=4096,"		\
+	"RotationRate=1,ThinProvisioning=No,BlockSize=1024\n"		\
+	"	Lun 6 Path=/srv/f.img,BlockSize=4096,"			\
+	"PhysicalBlockSize=4096,RotationRate=0,ThinProvisioning=Yes\n"	\
 	"	HeaderDigest None,CRC32C\n"				\
 	"	DataDigest CRC32C\n"					\
 	"	InitialR2T No\n"					\
@@ -104,6 +108,10 @@ static void same_config(struct config *a, struct config *b)
 			CHECK_STR(p->scsi_id, q->scsi_id);
 			CHECK_STR(p->scsi_sn, q->scsi_sn);
 			CHECK_EQ(p->block_size, q->block_size);
+			CHECK_EQ(lun_phys_block_size(p),
+				 lun_phys_block_size(q));
+			CHECK_EQ(p->rotation_rate, q->rotation_rate);
+			CHECK_EQ(p->thin_off, q->thin_off);
 			CHECK_EQ(p->blocks, q->blocks);
 		}
 	}
@@ -157,6 +165,12 @@ TEST(confwrite_writes_secrets_and_luns_with_their_identity)
 		       "ScsiId=disk0,ScsiSN=SN0\n");
 	CHECK_CONTAINS(text, "\tLun 7 Type=nullio,IOMode=wt,BlockSize=4096,"
 		       "Blocks=4096\n");
+	CHECK_CONTAINS(text, "\tLun 5 Path=/srv/e.img,Type=fileio,IOMode=wt,"
+		       "BlockSize=1024,PhysicalBlockSize=4096,RotationRate=1,"
+		       "ThinProvisioning=No\n");
+	/* What the kernel does anyway is left out, as for BlockSize=512. */
+	CHECK_CONTAINS(text, "\tLun 6 Path=/srv/f.img,Type=fileio,IOMode=wt,"
+		       "BlockSize=4096\n");
 	CHECK_CONTAINS(text, "\tHeaderDigest None,CRC32C\n");
 	CHECK_CONTAINS(text, "\tWthreads 16\n");
 	CHECK(!strstr(text, "Origin"));

@@ -39,6 +39,9 @@ static const struct {
 	[IET_A_CID] = { MNL_TYPE_U32, 0 },
 	[IET_A_CONN_FD] = { MNL_TYPE_U32, 0 },
 	[IET_A_STATSN] = { MNL_TYPE_U32, 0 },
+	[IET_A_LUN_PHYS_BLOCK_SIZE] = { MNL_TYPE_U32, 0 },
+	[IET_A_LUN_ROTATION_RATE] = { MNL_TYPE_U32, 0 },
+	[IET_A_LUN_THIN] = { MNL_TYPE_U32, 0 },
 };
 
 /* A request taken apart: its header fields and each attribute. */
@@ -195,6 +198,9 @@ static void longest_lun(struct lun_conf *l)
 	fill(l->scsi_id, IET_SCSI_ID_MAX, 'i');
 	fill(l->scsi_sn, IET_SCSI_SN_MAX, 's');
 	l->block_size = 4096;
+	l->phys_block_size = IET_PHYS_BLOCK_SIZE_MAX;
+	l->rotation_rate = 0xfffe;
+	l->thin_off = true;
 	l->blocks = 1ull << 40;
 }
 
@@ -220,7 +226,10 @@ TEST(kmsg_lun_new_with_a_path_of_iet_path_max_parses_back_whole)
 	CHECK_STR(str_of(&r, IET_A_LUN_SCSI_SN), l.scsi_sn);
 	CHECK_EQ(u32_of(&r, IET_A_LUN_BLOCK_SIZE), 4096);
 	CHECK_EQ(u64_of(&r, IET_A_LUN_BLOCKS), 1ull << 40);
-	CHECK_EQ(attrs(&r), 9);
+	CHECK_EQ(u32_of(&r, IET_A_LUN_PHYS_BLOCK_SIZE), IET_PHYS_BLOCK_SIZE_MAX);
+	CHECK_EQ(u32_of(&r, IET_A_LUN_ROTATION_RATE), 0xfffe);
+	CHECK_EQ(u32_of(&r, IET_A_LUN_THIN), 0);
+	CHECK_EQ(attrs(&r), 12);
 	free(buf);
 }
 
@@ -355,6 +364,32 @@ TEST(kmsg_nullio_lun_leaves_out_what_is_not_set)
 	REQUIRE(parse(buf, KMSG_MAX, &r));
 	CHECK_EQ(r.cmd, IET_CMD_LUN_DEL);
 	CHECK_EQ(u32_of(&r, IET_A_LUN), 3);
+	free(buf);
+}
+
+TEST(kmsg_lun_options_at_the_kernels_defaults_are_left_out)
+{
+	char *buf = exact(KMSG_MAX);
+	struct lun_conf l = { .lun = 1, .type = IET_LUN_FILEIO, .path = "/a",
+			      .block_size = 4096 };
+	struct req r;
+
+	/* A module older than them takes such a LUN as it always did. */
+	l.phys_block_size = 4096;
+	REQUIRE_EQ(kmsg_lun_new(buf, KMSG_MAX, &TO, 2, &l), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK(!r.tb[IET_A_LUN_PHYS_BLOCK_SIZE]);
+	CHECK(!r.tb[IET_A_LUN_ROTATION_RATE]);
+	CHECK(!r.tb[IET_A_LUN_THIN]);
+	CHECK_EQ(u32_of(&r, IET_A_LUN_BLOCK_SIZE), 4096);
+
+	l.block_size = 512;
+	l.rotation_rate = 1;
+	REQUIRE_EQ(kmsg_lun_new(buf, KMSG_MAX, &TO, 2, &l), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(u32_of(&r, IET_A_LUN_PHYS_BLOCK_SIZE), 4096);
+	CHECK_EQ(u32_of(&r, IET_A_LUN_ROTATION_RATE), 1);
+	CHECK(!r.tb[IET_A_LUN_THIN]);
 	free(buf);
 }
 

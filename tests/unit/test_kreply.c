@@ -11,6 +11,7 @@
 #include <linux/genetlink.h>
 #include <libmnl/libmnl.h>
 
+#include "kmsg.h"
 #include "kreply.h"
 #include "test.h"
 
@@ -124,6 +125,9 @@ TEST(kreply_lun_reads_every_field_past_a_pad_attribute)
 	mnl_attr_put(nlh, IET_A_PAD, 0, NULL);
 	mnl_attr_put_u64(nlh, IET_A_LUN_BLOCKS, 1ull << 40);
 	put_stats(nlh, 5, 1ull << 33, 12, 1);
+	mnl_attr_put_u32(nlh, IET_A_LUN_PHYS_BLOCK_SIZE, 16384);
+	mnl_attr_put_u32(nlh, IET_A_LUN_ROTATION_RATE, 15000);
+	mnl_attr_put_u32(nlh, IET_A_LUN_THIN, 0);
 	REQUIRE_EQ(kreply_lun(nlh, t), 0);
 	REQUIRE_EQ(t->nr_luns, 1);
 	CHECK_EQ(t->luns[0].conf.lun, 7);
@@ -134,6 +138,9 @@ TEST(kreply_lun_reads_every_field_past_a_pad_attribute)
 	CHECK_STR(t->luns[0].conf.scsi_sn, "sn-7");
 	CHECK_EQ(t->luns[0].conf.block_size, 4096);
 	CHECK_EQ(t->luns[0].conf.blocks, 1ull << 40);
+	CHECK_EQ(t->luns[0].conf.phys_block_size, 16384);
+	CHECK_EQ(t->luns[0].conf.rotation_rate, 15000);
+	CHECK(t->luns[0].conf.thin_off);
 	CHECK_EQ(t->luns[0].stats.cmds, 5);
 	CHECK_EQ(t->luns[0].stats.read_bytes, 1ull << 33);
 	CHECK_EQ(t->luns[0].stats.write_bytes, 12);
@@ -153,6 +160,65 @@ static void put_conn(struct nlmsghdr *nlh, uint32_t cid, const void *peer,
 	mnl_attr_put(nlh, IET_A_LOCAL_ADDR, alen, peer);
 	mnl_attr_put_u16(nlh, IET_A_LOCAL_PORT, 3260);
 	mnl_attr_nest_end(nlh, nest);
+}
+
+TEST(kreply_lun_of_a_module_without_the_lun_options_reads_their_defaults)
+{
+	static struct msg m;
+	struct nlmsghdr *nlh = start(&m, FAMILY, IET_CMD_LUN_GET);
+	struct kstate st = { 0 };
+	struct ktarget *t = one_target(&st, 1);
+
+	REQUIRE(t);
+	mnl_attr_put_u32(nlh, IET_A_TID, 1);
+	mnl_attr_put_u32(nlh, IET_A_LUN, 0);
+	mnl_attr_put_u32(nlh, IET_A_LUN_TYPE, IET_LUN_NULLIO);
+	mnl_attr_put_u32(nlh, IET_A_LUN_BLOCK_SIZE, 2048);
+	REQUIRE_EQ(kreply_lun(nlh, t), 0);
+	/* A THIN of the wrong size is no THIN: thin, as by default. */
+	nlh = start(&m, FAMILY, IET_CMD_LUN_GET);
+	mnl_attr_put_u32(nlh, IET_A_LUN, 1);
+	mnl_attr_put_u32(nlh, IET_A_LUN_BLOCK_SIZE, 512);
+	mnl_attr_put_u16(nlh, IET_A_LUN_THIN, 0);
+	REQUIRE_EQ(kreply_lun(nlh, t), 0);
+	REQUIRE_EQ(t->nr_luns, 2);
+	CHECK_EQ(t->luns[0].conf.phys_block_size, 0);
+	CHECK_EQ(lun_phys_block_size(&t->luns[0].conf), 2048);
+	CHECK_EQ(t->luns[0].conf.rotation_rate, 0);
+	CHECK(!t->luns[0].conf.thin_off);
+	CHECK(!t->luns[1].conf.thin_off);
+	kstate_free(&st);
+}
+
+TEST(kreply_lun_reads_back_the_lun_options_kmsg_sends)
+{
+	static union {
+		struct nlmsghdr h;
+		char b[KMSG_MAX];
+	} buf;
+	const struct kmsg_to to = { .family = FAMILY, .seq = 1 };
+	const struct lun_conf want = {
+		.lun = 9, .type = IET_LUN_FILEIO, .iomode = IET_IOMODE_WT,
+		.path = "/srv/a.img", .scsi_id = "id", .scsi_sn = "sn",
+		.block_size = 512, .phys_block_size = 4096,
+		.rotation_rate = 7200, .thin_off = true,
+	};
+	struct kstate st = { 0 };
+	struct ktarget *t = one_target(&st, 3);
+	const struct lun_conf *got;
+
+	REQUIRE(t);
+	REQUIRE_EQ(kmsg_lun_new(buf.b, sizeof(buf.b), &to, 3, &want), 0);
+	REQUIRE_EQ(kreply_lun(&buf.h, t), 0);
+	REQUIRE_EQ(t->nr_luns, 1);
+	got = &t->luns[0].conf;
+	CHECK_EQ(got->lun, 9);
+	CHECK_STR(got->path, "/srv/a.img");
+	CHECK_EQ(got->block_size, 512);
+	CHECK_EQ(got->phys_block_size, 4096);
+	CHECK_EQ(got->rotation_rate, 7200);
+	CHECK(got->thin_off);
+	kstate_free(&st);
 }
 
 TEST(kreply_session_reads_its_connections_over_ipv4_and_ipv6)

@@ -317,6 +317,43 @@ TEST(ops_new_lun_as_a_cluster_agent_asks_for_it)
 	of_free(&f);
 }
 
+TEST(ops_new_lun_takes_the_lun_options_and_show_gives_them_back)
+{
+	struct ofx f;
+	const struct fake_call *c;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 1, .lun = 2,
+			.params = "Path=/dev/null,PhysicalBlockSize=4096,"
+				  "RotationRate=1,ThinProvisioning=No" }) == 0);
+	c = fake_last(F_LUN_NEW);
+	CHECK_EQ(c->lun.block_size, 512);
+	CHECK_EQ(c->lun.phys_block_size, 4096);
+	CHECK_EQ(c->lun.rotation_rate, 1);
+	CHECK(c->lun.thin_off);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN, 1,
+			.lun = 2 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "BlockSize=512\nPhysicalBlockSize=4096\n"
+		       "RotationRate=1\nThinProvisioning=No\n");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN | CTL_F_JSON,
+			1, .lun = 2 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "\"block_size\":512,"
+		       "\"physical_block_size\":4096,\"rotation_rate\":1,"
+		       "\"thin_provisioning\":false,");
+	/* A LUN that says nothing of them shows the defaults. */
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN, 1,
+			.lun = 0 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "BlockSize=512\nPhysicalBlockSize=512\n"
+		       "RotationRate=0\nThinProvisioning=Yes\n");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_LUN, 1, .lun = 4,
+				     .params = "Path=/dev/null,RotationRate=2" }),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "RotationRate: \"2\" is not 0 (not reported), "
+		       "1 (non-rotating) or 1025..65534 (rpm)");
+	CHECK(target_lun(&f.fx.rt.cfg.targets[0], 4) == NULL);
+	of_free(&f);
+}
+
 TEST(ops_delete_lun_even_while_sessions_use_it)
 {
 	struct ofx f;

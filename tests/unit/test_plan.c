@@ -241,6 +241,101 @@ TEST(plan_lun_removed_or_changed_is_refused_while_the_target_has_sessions)
 	fake_reset();
 }
 
+/* CONF with LUN 1's argument list extended by args. */
+static const char *conf_lun1(const char *args)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "Target " TARGET1 "\n Wthreads 4\n"
+		 " Lun 0 Type=nullio\n Lun 1 Path=/dev/null,%s\nTarget "
+		 TARGET2 "\n Lun 3 Type=nullio\n", args);
+	return buf;
+}
+
+TEST(plan_lun_options_changed_replace_the_lun_as_a_block_size_does)
+{
+	static const char *const changes[] = {
+		"BlockSize=4096", "PhysicalBlockSize=4096", "RotationRate=1",
+		"ThinProvisioning=No",
+	};
+	struct config model;
+	uint16_t cid = 0;
+	struct plan p;
+	size_t i;
+
+	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		memset(&model, 0, sizeof(model));
+		start();
+		REQUIRE(run(&model, CONF) == 0);
+		REQUIRE(make(&model, conf_lun1(changes[i]), &p) == 0);
+		REQUIRE_EQ(p.nr, 2);
+		CHECK_EQ(p.steps[0].op, STEP_LUN_DEL);
+		CHECK_EQ(p.steps[0].lun.lun, 1);
+		CHECK_EQ(p.steps[1].op, STEP_LUN_NEW);
+		CHECK_EQ(p.steps[1].lun.lun, 1);
+		plan_free(&p);
+		config_free(&model);
+	}
+
+	/* The new LUN is what the file says; while in use, it is kept. */
+	memset(&model, 0, sizeof(model));
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(run(&model, conf_lun1("PhysicalBlockSize=4096,RotationRate=1,"
+				      "ThinProvisioning=No")) == 0);
+	CHECK_EQ(fake_last(F_LUN_NEW)->lun.phys_block_size, 4096);
+	CHECK_EQ(fake_last(F_LUN_NEW)->lun.rotation_rate, 1);
+	CHECK(fake_last(F_LUN_NEW)->lun.thin_off);
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 5), INITIATOR, NULL, &cid,
+				 1) == 0);
+	REQUIRE(make(&model, CONF, &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	REQUIRE_EQ(p.nr_refused, 1);
+	CHECK_CONTAINS(p.refused[0], " LUN 1: changed in the configuration, "
+		       "kept as it runs (/dev/null)");
+	CHECK(target_lun(config_target_by_tid(&p.result, 1), 1)->thin_off);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
+TEST(plan_restart_keeps_luns_whose_options_the_kernel_already_has)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, conf_lun1("PhysicalBlockSize=4096,RotationRate=7200,"
+				      "ThinProvisioning=No")) == 0);
+	/* A restart: the kernel's dump against the file. */
+	REQUIRE(make(NULL, conf_lun1("PhysicalBlockSize=4096,RotationRate=7200,"
+				     "ThinProvisioning=No"), &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	CHECK(target_lun(config_target_by_tid(&p.result, 1), 1)->thin_off);
+	plan_free(&p);
+	config_free(&model);
+
+	memset(&model, 0, sizeof(model));
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	/* The kernel's defaults, written out. */
+	REQUIRE(make(NULL, conf_lun1("PhysicalBlockSize=512,RotationRate=0,"
+				     "ThinProvisioning=Yes"), &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	plan_free(&p);
+	config_free(&model);
+
+	memset(&model, 0, sizeof(model));
+	start();
+	REQUIRE(run(&model, conf_lun1("BlockSize=4096")) == 0);
+	REQUIRE(make(NULL, conf_lun1("BlockSize=4096,PhysicalBlockSize=4096"),
+		     &p) == 0);
+	CHECK_EQ(p.nr, 0);
+	plan_free(&p);
+	config_free(&model);
+	fake_reset();
+}
+
 TEST(plan_keeps_targets_created_with_ietadm)
 {
 	struct config model = { 0 };
