@@ -9,7 +9,8 @@ libiscsi-results.tsv in the results: passed, failed, or skipped with
 libiscsi's reason. Any failure fails, and so does any skip that is not on
 data/libiscsi-skips.txt, or a test on that list that no longer skips. The
 tests that need a write-protected logical unit run once more on one, and
-that outcome is theirs."""
+so do those that need a 512e one (PhysicalBlockSize=4096 over 512-byte
+blocks); those outcomes are theirs."""
 
 from pathlib import Path
 
@@ -25,6 +26,13 @@ INITIATOR_1 = "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test"
 INITIATOR_2 = "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test-2"
 SKIPS = Path(__file__).parent / "data" / "libiscsi-skips.txt"
 RO_TESTS = "ALL.ReadOnly"
+# The tests that skip unless a physical block holds more than one logical
+# block (LBPPB >= 2). Only they run on the 512e LUN, not the whole suite:
+# GetLBAStatus.UnmapSingle (libiscsi 1.19) asks for the status of LBA i + 1
+# and wants a first descriptor at i + LBPPB, which holds only for LBPPB 1.
+LBPPB_TESTS = ["CompareAndWrite.InvalidDataOutSize",
+               "WriteSame10.UnmapUnaligned", "WriteSame10.InvalidDataOutSize",
+               "WriteSame16.UnmapUnaligned", "WriteSame16.InvalidDataOutSize"]
 
 
 def summary_problems(cp, results, where):
@@ -51,7 +59,9 @@ def test_iscsi_test_cu_every_test_passes_or_skips_as_listed(ietd, backing):
     name = iqn("conformance")
     ro = Lun(1, str(backing("conformance-ro", 16 * MiB)),
              params={"IOMode": "ro"})
-    ietd(Target(name, [Lun(0, str(backing("conformance", 64 * MiB))), ro]))
+    e512 = Lun(2, str(backing("conformance-512e", 16 * MiB)),
+               params={"PhysicalBlockSize": 4096})
+    ietd(Target(name, [Lun(0, str(backing("conformance", 64 * MiB))), ro, e512]))
     url = f"iscsi://127.0.0.1/{name}/0"
     # The second URL gives the multipath tests their second I_T nexus.
     cp = run(["iscsi-test-cu", "--dataloss", "--verbose", "--test=ALL",
@@ -72,6 +82,18 @@ def test_iscsi_test_cu_every_test_passes_or_skips_as_listed(ietd, backing):
     assert ro_results, f"no test ran on the read-only LUN:\n{cp_ro.stdout[-2000:]}"
     problems += summary_problems(cp_ro, ro_results, " on the read-only LUN")
     results.update(ro_results)
+
+    # Those that need LBPPB >= 2 skip on LUN 0 too: LUN 2 is 512e.
+    cp_pb = run(["iscsi-test-cu", "--dataloss", "--verbose",
+                 "--test=" + ",".join(f"ALL.{t}" for t in LBPPB_TESTS),
+                 "-i", INITIATOR_1, f"iscsi://127.0.0.1/{name}/2"],
+                check=False, timeout=600)
+    (RESULTS / "libiscsi-512e.log").write_text(cp_pb.stdout + cp_pb.stderr)
+    pb_results = cunit.parse(cp_pb.stdout)
+    assert sorted(pb_results) == sorted(LBPPB_TESTS), \
+        f"not the tests asked for on the 512e LUN:\n{cp_pb.stdout[-2000:]}"
+    problems += summary_problems(cp_pb, pb_results, " on the 512e LUN")
+    results.update(pb_results)
 
     (RESULTS / "libiscsi-results.tsv").write_text(
         "".join(r.line() + "\n" for r in results.values()))

@@ -172,7 +172,9 @@ class Lun:
     n: int
     path: str | None = None
     type: str = "fileio"
-    params: dict = field(default_factory=dict)   # IOMode, ScsiId, ScsiSN, BlockSize, Blocks
+    # IOMode, ScsiId, ScsiSN, BlockSize, Blocks, PhysicalBlockSize,
+    # RotationRate, ThinProvisioning
+    params: dict = field(default_factory=dict)
 
     def line(self):
         args = []
