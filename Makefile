@@ -23,7 +23,7 @@ KSRC = $(filter-out %.mod.c,$(wildcard $(CURDIR)/kernel/*.[ch])) $(CURDIR)/kerne
 # make check: the VM suite on each of KERNELS (NAME or NAME:short, names as
 # scripts/kernels knows them), after a warning-free build (W=1, sparse on
 # the generic ones) for each of BUILD_KERNELS.
-KERNELS ?= 6.1 6.12 6.12-rt:short
+KERNELS ?= 6.1 6.12:short 6.12-rt:short
 BUILD_KERNELS ?= 6.1 6.1-rt 6.1-cloud 6.12 6.12-rt 6.12-cloud
 
 DESTDIR ?=
