@@ -38,7 +38,9 @@ def sessions(iscsid):
         targets.append(target)
         ini.login_ifaces(target, IFACES[:n], timeout=300)
         by_iface = ini.sessions_by_iface(target)
-        return [ini.disk_of(by_iface[name], 0) for name in IFACES[:n]]
+        disks = [ini.disk_of(by_iface[name], 0) for name in IFACES[:n]]
+        run(["udevadm", "settle"], check=False, timeout=60)     # udev's probes done
+        return disks
 
     yield login
     if ini.sysfs_sessions():
@@ -73,7 +75,7 @@ def block(fill):
 
 def test_compare_and_write_writes_on_a_match_only(ietd, backing, sessions, tmp_path):
     disk, = sessions(fileio_lun(ietd, backing, "caw-match"), 1)
-    pwrite_direct(disk, 7 * BS, block(0xa5))
+    run(write16_command(disk, 7, block(0xa5), tmp_path))
 
     rc, out = caw(disk, 7, block(0xa5), block(0x5a), tmp_path)
     assert rc == 0, out
