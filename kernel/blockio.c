@@ -53,6 +53,12 @@ static int blockio_attach(struct iet_lun *lun, const char *path)
 	/* A discarded range may read as anything: LBPRZ stays 0. */
 	lun->thin = bdev_max_discard_sectors(bdev) &&
 		    lun->iomode != IET_IOMODE_RO;
+	/* Where the device deallocates whole chunks (dm-thin), say so. */
+	if (lun->thin && bdev_discard_granularity(bdev) > lun->block_size) {
+		lun->unmap_gran = bdev_discard_granularity(bdev) >> lun->blkbits;
+		lun->unmap_align = (bdev_discard_alignment(bdev) >> lun->blkbits) %
+				   lun->unmap_gran;
+	}
 	return 0;
 
 out_close:

@@ -181,6 +181,8 @@ struct iet_lun {
 	bool thin;				/* unmap() works here */
 	bool lbprz;				/* unmapped blocks read as zeros */
 	bool thin_allowed;			/* IET_A_LUN_THIN */
+	u32 unmap_gran;				/* blocks; 0: a physical one */
+	u32 unmap_align;			/* blocks, below unmap_gran */
 	struct iet_stats stats;
 };
 

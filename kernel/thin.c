@@ -32,9 +32,13 @@ void iet_thin_block_limits(struct iet_lun *lun, u8 *d)
 		return;
 	put_unaligned_be32(UNMAP_LBA_MAX, d + 20);
 	put_unaligned_be32(UNMAP_DESC_MAX, d + 24);
-	/* OPTIMAL UNMAP GRANULARITY: a physical block, aligned at LBA 0. */
-	put_unaligned_be32(1 << lun->pbexp, d + 28);
-	put_unaligned_be32(0x80000000, d + 32);		/* UGAVALID, 0 */
+	/*
+	 * OPTIMAL UNMAP GRANULARITY: what the device deallocates as a whole
+	 * (a thin pool's chunk), or else a physical block; UGAVALID, and where
+	 * the first granule starts.
+	 */
+	put_unaligned_be32(max(1U << lun->pbexp, lun->unmap_gran), d + 28);
+	put_unaligned_be32(0x80000000 | lun->unmap_align, d + 32);
 }
 
 /* ---- WRITE SAME -------------------------------------------------------- */
