@@ -20,8 +20,6 @@ from vmlib.storage import SlowWrites, pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, RESULTS, run
 
-pytestmark = pytest.mark.short
-
 BS = 512
 MISCOMPARE_EXIT = 14        # sg3-utils' SG_LIB_CAT_MISCOMPARE
 IFACES = [f"caw{i}" for i in range(3)]
@@ -127,6 +125,7 @@ def heartbeat(dev, tmp_path, me, rounds, errors):
     return wins
 
 
+@pytest.mark.short
 def test_heartbeats_of_two_sessions_lose_no_update(ietd, backing, sessions, tmp_path):
     """Two sessions ATS one block in turn while a third writes elsewhere
     (fio, verified): the count in the block is every update made."""

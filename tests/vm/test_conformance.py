@@ -20,8 +20,6 @@ from vmlib import cunit
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import RESULTS, MiB, run
 
-pytestmark = pytest.mark.short
-
 INITIATOR_1 = "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test"
 INITIATOR_2 = "iqn.2007-10.com.github:sahlberg:libiscsi:iscsi-test-2"
 SKIPS = Path(__file__).parent / "data" / "libiscsi-skips.txt"

@@ -19,8 +19,6 @@ from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import IETD, Lun, Target, ietadm, iqn
 from vmlib.util import REPO, RESULTS, MiB, run, safe_name
 
-pytestmark = pytest.mark.short
-
 SIZE = 16 * MiB
 INVALID_OPCODE_EXIT = 9    # sg3-utils' SG_LIB_CAT_INVALID_OP
 

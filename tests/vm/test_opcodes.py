@@ -14,8 +14,6 @@ import pytest
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, run
 
-pytestmark = pytest.mark.short
-
 SA_COMMANDS = {0x9e, 0xa3}      # service action in byte 1 (ours)
 
 

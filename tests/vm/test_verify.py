@@ -12,8 +12,6 @@ from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, run
 
-pytestmark = pytest.mark.short
-
 BS = 512
 MISCOMPARE_EXIT = 14        # sg3-utils' SG_LIB_CAT_MISCOMPARE
 
@@ -89,6 +87,7 @@ def test_verify_refuses_what_it_cannot_do(sd, tmp_path):
     assert rc != 0 and "bad field in verify(10) cdb" in out.lower(), out
 
 
+@pytest.mark.short
 def test_write_and_verify_writes_what_reads_back(sd, tmp_path):
     for sixteen, lba in (([], 500), (["--16"], 600)):
         data = os.urandom(8 * BS)
