@@ -268,6 +268,17 @@ struct iet_ua {
 	u8 ascq;
 };
 
+/* The status of an EXTENDED COPY held for RECEIVE COPY RESULTS (xcopy.c). */
+#define IET_COPIES_HELD		8	/* per I_T nexus */
+
+struct iet_copy_status {
+	bool used;
+	u8 list_id;
+	u8 status;				/* COPY MANAGER STATUS */
+	u16 segments;				/* processed */
+	u32 kib;				/* copied */
+};
+
 struct iet_session {
 	struct kref kref;
 	struct iet_target *target;		/* holds a target reference */
@@ -288,6 +299,8 @@ struct iet_session {
 	atomic_t immediate;			/* immediate, unanswered */
 	struct list_head pending;		/* out of order, by CmdSN */
 	struct list_head ua;			/* struct iet_ua */
+	struct iet_copy_status copies[IET_COPIES_HELD];
+	u8 copy_next;				/* the one replaced next */
 
 	struct iet_stats stats;
 };
@@ -568,8 +581,13 @@ extern const struct iet_opcode iet_verify_opcodes[];
 extern const unsigned int iet_verify_nr_opcodes;
 extern const struct iet_opcode iet_thin_opcodes[];
 extern const unsigned int iet_thin_nr_opcodes;
+extern const struct iet_opcode iet_xcopy_opcodes[];
+extern const unsigned int iet_xcopy_nr_opcodes;
 
 u32 iet_write_same_max(struct iet_lun *lun);
+u32 iet_vpd_third_party_copy(struct iet_scsi_req *req, u8 *d);
+#define IET_NAA_LEN	8
+void iet_lun_naa(const struct iet_lun *lun, u8 *naa);
 void iet_thin_block_limits(struct iet_lun *lun, u8 *d);
 void iet_get_lba_status_parse(struct iet_scsi_req *req);
 

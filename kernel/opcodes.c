@@ -20,6 +20,7 @@ static const struct {
 	{ iet_sbc_opcodes, &iet_sbc_nr_opcodes },
 	{ iet_verify_opcodes, &iet_verify_nr_opcodes },
 	{ iet_thin_opcodes, &iet_thin_nr_opcodes },
+	{ iet_xcopy_opcodes, &iet_xcopy_nr_opcodes },
 	{ iet_spc_opcodes, &iet_spc_nr_opcodes },
 };
 

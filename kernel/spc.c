@@ -36,6 +36,7 @@ static u32 inquiry_standard(struct iet_scsi_req *req, u8 *d)
 	d[2] = 0x06;				/* SPC-4 */
 	d[3] = 0x12;				/* HISUP, format 2 */
 	d[4] = 96 - 5;
+	d[5] = 0x08;				/* 3PC: EXTENDED COPY */
 	d[7] = 0x02;				/* CMDQUE */
 	memcpy(d + 8, INQ_VENDOR, 8);
 	memcpy(d + 16, INQ_PRODUCT, 16);
@@ -47,7 +48,7 @@ static u32 inquiry_standard(struct iet_scsi_req *req, u8 *d)
 
 static u32 vpd_supported(struct iet_scsi_req *req, u8 *d)
 {
-	static const u8 pages[] = { 0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb2 };
+	static const u8 pages[] = { 0x00, 0x80, 0x83, 0x8f, 0xb0, 0xb1, 0xb2 };
 
 	memcpy(d + 4, pages, sizeof(pages));
 	return 4 + sizeof(pages);
@@ -76,6 +77,18 @@ static u32 designator(u8 *d, u8 code_set, u8 assoc_type, bool iscsi_port,
 	return 4 + padded;
 }
 
+/* NAA 3, locally assigned: 60 bits of the ScsiId's hash (EXTENDED COPY too). */
+void iet_lun_naa(const struct iet_lun *lun, u8 *naa)
+{
+	u32 len = strlen(lun->scsi_id);
+	u64 v;
+
+	v = (u64)crc32c(0x5a5a5a5a, lun->scsi_id, len) << 32 |
+	    crc32c(~0, lun->scsi_id, len);
+	v = (v & ~(0xfULL << 60)) | 0x3ULL << 60;
+	put_unaligned_be64(v, naa);
+}
+
 /*
  * Identities derive from ScsiId alone, so that two targets configured with
  * the same ScsiId (an HA pair) present the same logical unit to multipath.
@@ -87,21 +100,17 @@ static u32 vpd_identification(struct iet_scsi_req *req, u8 *d)
 	char t10[8 + IET_SCSI_ID_MAX];
 	u32 id_len = strlen(lun->scsi_id);
 	u32 off = 4, len;
-	u8 naa[8], port[4] = { 0, 0, 0, 1 };
+	u8 naa[IET_NAA_LEN], port[4] = { 0, 0, 0, 1 };
 	char *sname;
-	u64 v;
 
 	memcpy(t10, INQ_VENDOR, 8);
 	memcpy(t10 + 8, lun->scsi_id, id_len);
 	off += designator(d + off, 0x02, 0x01, false, t10, 8 + id_len,
 			  8 + id_len);
 
-	/* NAA 3, locally assigned: 60 bits of the ScsiId's hash. */
-	v = (u64)crc32c(0x5a5a5a5a, lun->scsi_id, id_len) << 32 |
-	    crc32c(~0, lun->scsi_id, id_len);
-	v = (v & ~(0xfULL << 60)) | 0x3ULL << 60;
-	put_unaligned_be64(v, naa);
-	off += designator(d + off, 0x01, 0x03, false, naa, 8, 8);
+	iet_lun_naa(lun, naa);
+	off += designator(d + off, 0x01, 0x03, false, naa, IET_NAA_LEN,
+			  IET_NAA_LEN);
 
 	/* The target port: relative port 1, and its SCSI name. */
 	off += designator(d + off, 0x01, 0x14, true, port, 4, 4);
@@ -164,6 +173,7 @@ static const struct {
 	{ 0x00, vpd_supported },
 	{ 0x80, vpd_serial },
 	{ 0x83, vpd_identification },
+	{ 0x8f, iet_vpd_third_party_copy },
 	{ 0xb0, vpd_block_limits },
 	{ 0xb1, vpd_block_characteristics },
 	{ 0xb2, vpd_provisioning },

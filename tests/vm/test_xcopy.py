@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: GPL-2.0
+"""EXTENDED COPY (VMware's XCOPY) through sg3-utils on the kernel
+initiator's disks: sg_xcopy copies between a fileio and a blockio LUN of one
+target and within one LUN, checked byte for byte; the copy manager describes
+itself alike in RECEIVE COPY RESULTS, VPD 0x8f and INQUIRY; a held list
+identifier's status is given back; and what it must not do it refuses with
+the data untouched: a LUN of another target is unreachable, a read-only LUN
+is not written, a copy past the end is aborted."""
+
+import os
+import struct
+import subprocess
+
+import pytest
+
+from vmlib.storage import pread_direct, pwrite_direct
+from vmlib.target import Lun, Target, iqn
+from vmlib.util import MiB, run
+
+BS = 512
+SIZE = 16 * MiB
+
+
+@pytest.fixture
+def disks(ietd, backing, brd, initiator):
+    """{name: disk}: a0 (fileio), a1 (blockio on the RAM disk) and a2
+    (fileio, read-only) of one target; b0 (fileio) of another."""
+    a, b = iqn("xcopy-a"), iqn("xcopy-b")
+    ro = backing("a2", SIZE)
+    ro.write_bytes(b"\xa2" * SIZE)
+    ietd(Target(a, [Lun(0, str(backing("a0", SIZE))),
+                    Lun(1, brd.dev, type="blockio"),
+                    Lun(2, str(ro), params={"IOMode": "ro"})]),
+         Target(b, [Lun(0, str(backing("b0", SIZE)))]))
+    sa, sb = initiator.login(a), initiator.login(b)
+    run(["udevadm", "settle"], check=False, timeout=60)
+    return {"a0": sa.disk(0), "a1": sa.disk(1), "a2": sa.disk(2), "b0": sb.disk(0)}
+
+
+def xcopy(src, dst, skip, seek, count, *args):
+    """sg_xcopy of count blocks: (exit status, what it printed)."""
+    cp = run(["sg_xcopy", f"if={src}", f"of={dst}", f"bs={BS}", f"skip={skip}",
+              f"seek={seek}", f"count={count}", "bpt=8192", *args],
+             check=False, timeout=300)
+    return cp.returncode, cp.stdout + cp.stderr
+
+
+def test_sg_xcopy_copies_between_luns_and_within_one(disks):
+    a0, a1 = disks["a0"], disks["a1"]
+    data = os.urandom(6 * MiB + 7 * BS)         # two segments and a bit
+    n = len(data) // BS
+    pwrite_direct(a0, 1000 * BS, data)
+
+    rc, out = xcopy(a0, a1, 1000, 3000, n)       # sent to the destination
+    assert rc == 0, out
+    assert pread_direct(a1, 3000 * BS, len(data)) == data
+    rc, out = xcopy(a1, a0, 3000, 20000, n, "--on_src")
+    assert rc == 0, out
+    assert pread_direct(a0, 20000 * BS, len(data)) == data
+    # What lies around the copies was left alone.
+    assert pread_direct(a1, 2999 * BS, BS) == bytes(BS)
+    assert pread_direct(a1, (3000 + n) * BS, BS) == bytes(BS)
+    assert pread_direct(a0, (20000 + n) * BS, BS) == bytes(BS)
+
+
+def tpc_descriptors(page):
+    """VPD 0x8f: {type: parameter bytes}, each descriptor 4-byte aligned."""
+    assert page[1] == 0x8F
+    end = 4 + struct.unpack(">H", page[2:4])[0]
+    assert end == len(page), (end, len(page))
+    off, descs = 4, {}
+    while off < end:
+        t, n = struct.unpack(">HH", page[off:off + 4])
+        assert (n + 4) % 4 == 0, f"descriptor {t:#x} of {n + 4} bytes"
+        descs[t] = page[off:off + 4 + n]
+        off += 4 + n
+    assert off == end
+    return descs
+
+
+def test_the_copy_manager_describes_itself_alike_everywhere(disks):
+    a0 = disks["a0"]
+    assert "3PC=1" in run(["sg_inq", a0]).stdout
+    params = run(["sg_copy_results", "--params", "--hex", a0]).stdout
+    raw = bytes(int(x, 16) for line in params.splitlines()
+                for x in line.split()[1:17] if len(x) == 2)
+    max_cscd, max_seg = struct.unpack(">HH", raw[8:12])
+    max_list, max_seg_len = struct.unpack(">II", raw[12:20])
+    codes = raw[44:44 + raw[43]]
+    assert (max_cscd, max_seg, max_list) == (8, 16, 1024)
+    assert max_seg_len == 16 * MiB
+    assert set(codes) == {0x02, 0xE4}
+
+    d = tpc_descriptors(vpd_raw(a0, 0x8F))
+    assert set(d) == {0x0001, 0x0004, 0x0008, 0x000C, 0x8001}
+    cmds = d[0x0001][5:5 + d[0x0001][4]]
+    assert cmds == bytes([0x83, 1, 0x00, 0x84, 2, 0x00, 0x03])
+    assert struct.unpack(">HHI", d[0x0004][8:16]) == (max_cscd, max_seg, max_list)
+    assert set(d[0x0008][5:5 + d[0x0008][4]]) == set(codes)
+    assert struct.unpack(">I", d[0x8001][12:16])[0] == max_seg_len
+    # sg3-utils decodes the page without a complaint.
+    out = run(["sg_vpd", "--page=tpc", a0]).stdout
+    assert "Supported commands" in out or "Supported Commands" in out, out
+
+
+def test_a_held_list_identifier_gives_its_status(disks):
+    a0, a1 = disks["a0"], disks["a1"]
+    cp = run(["sg_copy_results", "--status", "--list_id=7", a0], check=False)
+    assert cp.returncode != 0, "status of a copy that never ran"
+    pwrite_direct(a0, 0, os.urandom(MiB))
+    rc, out = xcopy(a0, a1, 0, 0, MiB // BS, "id_usage=hold", "list_id=7")
+    assert rc == 0, out
+    out = run(["sg_copy_results", "--status", "--list_id=7", a1]).stdout
+    assert "completed" in out.lower(), out
+    assert pread_direct(a1, 0, MiB) == pread_direct(a0, 0, MiB)
+
+
+def vpd_raw(dev, page):
+    return subprocess.run(["sg_vpd", f"--page={page:#x}", "--raw", dev],
+                          capture_output=True, check=True, timeout=60).stdout
+
+
+def naa_of(dev):
+    """The NAA designator of the disk's logical unit (VPD 0x83)."""
+    page = vpd_raw(dev, 0x83)
+    off = 4
+    while off < len(page):
+        code_set, kind, n = page[off] & 0x0F, page[off + 1], page[off + 3]
+        if code_set == 1 and kind == 0x03:        # binary, LU, NAA
+            return page[off + 4:off + 4 + n]
+        off += 4 + n
+    raise AssertionError(f"no NAA designator in {page.hex()}")
+
+
+def cscd(naa):
+    """An identification CSCD descriptor of a 512-byte-block disk."""
+    return (bytes([0xE4, 0, 0, 0, 0x01, 0x03, 0, len(naa)]) + naa.ljust(20, b"\0")
+            + bytes([0, 0, 0x02, 0x00]))
+
+
+def segment(src, dst, nr, src_lba, dst_lba):
+    """A block-to-block segment descriptor."""
+    return struct.pack(">BBHHHHHQQ", 0x02, 0, 24, src, dst, 0, nr, src_lba, dst_lba)
+
+
+def raw_xcopy(dev, cscds, segs, tmp_path, length=None):
+    """EXTENDED COPY (LID1, no list identifier held) through sg_raw:
+    (exit status, what it printed)."""
+    plist = (struct.pack(">BBHIII", 0, 0x3 << 3, 32 * len(cscds), 0, 28 * len(segs), 0)
+             + b"".join(cscds) + b"".join(segs))
+    length = len(plist) if length is None else length
+    f = tmp_path / "xcopy-list"
+    f.write_bytes(plist.ljust(length, b"\0"))
+    cdb = [0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, *struct.pack(">I", length), 0, 0]
+    cp = run(["sg_raw", "-s", str(length), "-i", str(f), dev,
+              *(f"{b:02x}" for b in cdb)], check=False, timeout=120)
+    return cp.returncode, cp.stdout + cp.stderr
+
+
+def test_what_it_must_not_copy_is_refused_and_left_alone(disks, tmp_path):
+    a0, a2, b0 = disks["a0"], disks["a2"], disks["b0"]
+    data = os.urandom(MiB)
+    pwrite_direct(a0, 0, data)
+    pwrite_direct(b0, 0, bytes(MiB))
+    n = MiB // BS
+
+    # It works when sent by hand, so the refusals below are the target's.
+    rc, out = raw_xcopy(a0, [cscd(naa_of(a0))], [segment(0, 0, n, 0, 4096)], tmp_path)
+    assert rc == 0, out
+    assert pread_direct(a0, 4096 * BS, MiB) == data
+
+    # Another target's LUN: the I_T nexus could not reach it, nor can XCOPY,
+    # whichever way, whichever LUN the command is sent to.
+    for dev, src, dst in ((a0, a0, b0), (a0, b0, a0), (b0, a0, b0)):
+        rc, out = raw_xcopy(dev, [cscd(naa_of(src)), cscd(naa_of(dst))],
+                            [segment(0, 1, n, 0, 0)], tmp_path)
+        assert rc != 0 and "copy aborted" in out.lower(), out
+    assert pread_direct(b0, 0, MiB) == bytes(MiB)
+    assert pread_direct(a0, 0, MiB) == data
+
+    # A read-only LUN is not written.
+    rc, out = raw_xcopy(a0, [cscd(naa_of(a0)), cscd(naa_of(a2))],
+                        [segment(0, 1, n, 0, 0)], tmp_path)
+    assert rc != 0 and "copy aborted" in out.lower(), out
+    assert pread_direct(a2, 0, MiB) == b"\xa2" * MiB
+
+    # Past the end of the destination, in the second segment: the whole
+    # list is checked first, so not even the first segment is written.
+    blocks = SIZE // BS
+    rc, out = raw_xcopy(a0, [cscd(naa_of(a0))],
+                        [segment(0, 0, 8, 0, 8192), segment(0, 0, 200, 0, blocks - 100)],
+                        tmp_path)
+    assert rc != 0 and "copy aborted" in out.lower(), out
+    assert pread_direct(a0, 8192 * BS, 8 * BS) == bytes(8 * BS)
+    assert pread_direct(a0, (blocks - 100) * BS, 100 * BS) == bytes(100 * BS)
+
+    # A list longer than the copy manager takes is refused before its data.
+    rc, out = raw_xcopy(a0, [cscd(naa_of(a0))], [segment(0, 0, 8, 0, 8192)],
+                        tmp_path, length=64 * 1024)
+    assert rc != 0 and "parameter list length error" in out.lower(), out
