@@ -58,6 +58,8 @@ struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind)
 	INIT_LIST_HEAD(&cmd->tmf_entry);
 	INIT_LIST_HEAD(&cmd->mem_entry);
 	INIT_LIST_HEAD(&cmd->req.wgate_entry);
+	INIT_LIST_HEAD(&cmd->req.tset_entry);
+	INIT_LIST_HEAD(&cmd->req.tset_resume);
 	cmd->req.status = SAM_STAT_GOOD;
 	kref_get(&conn->kref);
 	atomic_inc(&conn->nr_cmds);
@@ -178,6 +180,8 @@ static void cmd_release(struct kref *kref)
 		atomic_dec(&conn->session->immediate);
 	iet_buf_free(&req->buf);
 	iet_buf_free(&cmd->data);
+	/* One that never completed (aborted, its data never came) leaves. */
+	iet_tset_exit(req);
 	if (req->lun)
 		iet_lun_put(req->lun);
 	if (cmd->tmf)
@@ -312,6 +316,7 @@ void iet_cmd_complete(struct iet_scsi_req *req)
 			iet_queue_work(&irq_done_w);
 		return;
 	}
+	iet_tset_exit(req);
 	iet_scsi_account(&conn->session->stats, req);
 	if (req->lun)
 		iet_scsi_account(&req->lun->stats, req);
@@ -408,6 +413,17 @@ void iet_scsi_resume(struct iet_scsi_req *req)
 		return;
 	iet_cmd_complete(req);
 	iet_cmd_put(cmd);
+}
+
+/*
+ * A command the LUN's task set held runs now, in an I/O thread whatever it
+ * is, with the reference iet_cmd_execute() gave the backend.
+ */
+void iet_scsi_resume_later(struct iet_scsi_req *req)
+{
+	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
+
+	iet_pool_submit(cmd->conn->session->target, cmd);
 }
 
 /* Called by an I/O thread. */

@@ -78,6 +78,7 @@ int iet_scsi_cmd_start(struct iet_conn *conn)
 	req->edtl = be32_to_cpu(hdr->data_length);
 	req->want_read = hdr->flags & ISCSI_FLAG_CMD_READ;
 	req->want_write = hdr->flags & ISCSI_FLAG_CMD_WRITE;
+	req->attr = hdr->flags & ISCSI_FLAG_CMD_ATTR_MASK;
 	memcpy(req->cdb, hdr->cdb, ISCSI_CDB_SIZE);
 	req->lun_id = iet_lun_id(&hdr->lun);
 	if (req->lun_id != IET_LUN_NONE)

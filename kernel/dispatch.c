@@ -36,7 +36,8 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 		iet_cmd_complete(req);
 	} else if (!req->blocking) {
 		iet_cmd_execute(cmd);
-	} else if (req->execute_nowait && !req->execute_nowait(req)) {
+	} else if (req->execute_nowait && iet_tset_ready(req) &&
+		   !req->execute_nowait(req)) {
 		/* Served from the page cache: no I/O thread, no wait. */
 		iet_cmd_complete(req);
 	} else {
@@ -78,6 +79,10 @@ void iet_cmd_deliver(struct iet_cmd *cmd)
 	}
 	switch (cmd->kind) {
 	case IET_KIND_SCSI:
+		/* Its place among the LU's commands is its CmdSN's. */
+		if (cmd->req.lun && cmd->req.execute &&
+		    cmd->req.status == SAM_STAT_GOOD)
+			iet_tset_enter(&cmd->req);
 		spin_lock(&conn->lock);
 		cmd->state = IET_ST_DELIVERED;
 		spin_unlock(&conn->lock);

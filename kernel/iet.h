@@ -139,6 +139,19 @@ extern const struct iet_backend_ops iet_fileio_ops;
 extern const struct iet_backend_ops iet_nullio_ops;
 extern const struct iet_backend_ops iet_blockio_ops;
 
+/* A LUN's task set (tset.c). */
+struct iet_tset {
+	spinlock_t lock;
+	struct list_head live;			/* oldest first */
+	u32 nr_ordered;				/* ORDERED ones in it */
+};
+
+void iet_tset_init(struct iet_tset *ts);
+void iet_tset_enter(struct iet_scsi_req *req);
+bool iet_tset_ready(struct iet_scsi_req *req);
+bool iet_tset_start(struct iet_scsi_req *req);
+void iet_tset_exit(struct iet_scsi_req *req);
+
 /* A LUN's write gate (wgate.c). */
 struct iet_wgate {
 	struct mutex excl_lock;			/* one exclusive command */
@@ -173,6 +186,7 @@ struct iet_lun {
 	char scsi_sn[IET_SCSI_SN_MAX + 1];
 	const struct iet_backend_ops *ops;
 	void *private;				/* the backend's */
+	struct iet_tset tset;
 	struct iet_wgate wgate;
 	/* Mode parameters MODE SELECT changes (READ_ONCE, WRITE_ONCE). */
 	bool wce;				/* write cache: not stable */
@@ -522,6 +536,13 @@ struct iet_scsi_req {
 	u64 wnr;
 	unsigned long wgate;		/* the buckets it counts in */
 	struct list_head wgate_entry;	/* parked behind an exclusive one */
+	/* In the LUN's task set, under its lock. */
+	u8 attr;			/* ISCSI_ATTR_* */
+	bool in_tset;
+	bool tset_enabled;		/* allowed to run */
+	bool tset_held;			/* waits for older ones */
+	struct list_head tset_entry;	/* in tset.live */
+	struct list_head tset_resume;
 
 	/* results */
 	u8 status;			/* SAM status */
@@ -537,6 +558,7 @@ void iet_scsi_parse(struct iet_scsi_req *req);
 int iet_scsi_execute(struct iet_scsi_req *req);
 void iet_scsi_io_done(struct iet_scsi_req *req, int error);
 void iet_scsi_resume(struct iet_scsi_req *req);
+void iet_scsi_resume_later(struct iet_scsi_req *req);
 void iet_scsi_io_error(struct iet_scsi_req *req, enum iet_io_op op, int error);
 bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr);
 void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,

@@ -106,6 +106,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	if (!lun)
 		return -ENOMEM;
 	kref_init(&lun->kref);
+	iet_tset_init(&lun->tset);
 	iet_wgate_init(&lun->wgate);
 	lun->wce = p->iomode == IET_IOMODE_WB;
 	lun->target = target;

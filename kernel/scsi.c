@@ -185,6 +185,9 @@ int iet_scsi_execute(struct iet_scsi_req *req)
 {
 	if (req->status != SAM_STAT_GOOD || !req->execute)
 		return 0;
+	/* Held behind an older ORDERED command, or by one. */
+	if (!iet_tset_start(req))
+		return IET_ASYNC;
 	/* A write parked behind COMPARE AND WRITE runs when it is over. */
 	if (req->wnr && !iet_wgate_enter(req))
 		return IET_ASYNC;

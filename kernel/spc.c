@@ -48,7 +48,9 @@ static u32 inquiry_standard(struct iet_scsi_req *req, u8 *d)
 
 static u32 vpd_supported(struct iet_scsi_req *req, u8 *d)
 {
-	static const u8 pages[] = { 0x00, 0x80, 0x83, 0x8f, 0xb0, 0xb1, 0xb2 };
+	static const u8 pages[] = {
+		0x00, 0x80, 0x83, 0x86, 0x8f, 0xb0, 0xb1, 0xb2
+	};
 
 	memcpy(d + 4, pages, sizeof(pages));
 	return 4 + sizeof(pages);
@@ -125,6 +127,15 @@ static u32 vpd_identification(struct iet_scsi_req *req, u8 *d)
 	return off;
 }
 
+/* Extended INQUIRY data (SPC-4 7.8.7). */
+static u32 vpd_extended(struct iet_scsi_req *req, u8 *d)
+{
+	d[5] = 0x07;			/* HEADSUP, ORDSUP, SIMPSUP (tset.c) */
+	d[6] = 0x01;			/* V_SUP: a write cache, if on */
+	d[13] = IET_SENSE_MAX;		/* MAXIMUM SUPPORTED SENSE DATA LENGTH */
+	return 4 + 0x3c;
+}
+
 static u32 vpd_block_limits(struct iet_scsi_req *req, u8 *d)
 {
 	u32 max = IET_MAX_XFER >> req->lun->blkbits;
@@ -173,6 +184,7 @@ static const struct {
 	{ 0x00, vpd_supported },
 	{ 0x80, vpd_serial },
 	{ 0x83, vpd_identification },
+	{ 0x86, vpd_extended },
 	{ 0x8f, iet_vpd_third_party_copy },
 	{ 0xb0, vpd_block_limits },
 	{ 0xb1, vpd_block_characteristics },

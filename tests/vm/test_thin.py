@@ -118,7 +118,8 @@ def thin_lv(tmp_path):
         yield lv
 
 
-@pytest.fixture(params=["fileio-sparse-file", "blockio-thin-lv"])
+@pytest.fixture(params=["fileio-sparse-file",
+                        pytest.param("blockio-thin-lv", marks=pytest.mark.short)])
 def thin_any(request):
     """(the disk, a function giving what its storage has allocated): a
     fileio LUN over a sparse file, or a blockio LUN over a thin LVM volume

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A logical unit's task set (SAM-5 8.6, one per LU: TST=000b) and what its
+ * task attributes ask for:
+ *  - SIMPLE (and untagged) commands run as they come, in any order;
+ *  - an ORDERED command runs only once every command older than it has
+ *    completed, and no command younger than it runs before it completes;
+ *  - a HEAD OF QUEUE command runs at once, and counts as older than every
+ *    command already waiting.
+ *
+ * A command enters the task set when it is delivered in CmdSN order, before
+ * its data is in, and leaves it when it completes or is released; older and
+ * younger are that order. One that may not run yet when its turn to execute
+ * comes is held, with the backend's reference, and resumed in an I/O thread
+ * when the command that held it back leaves. With no ORDERED command in the set, entering,
+ * running and leaving take the lock once each and look at nothing else.
+ */
+#include "iet.h"
+
+void iet_tset_init(struct iet_tset *ts)
+{
+	spin_lock_init(&ts->lock);
+	INIT_LIST_HEAD(&ts->live);
+}
+
+void iet_tset_enter(struct iet_scsi_req *req)
+{
+	struct iet_tset *ts = &req->lun->tset;
+	u8 attr = req->attr;
+
+	spin_lock(&ts->lock);
+	if (attr == ISCSI_ATTR_HEAD_OF_QUEUE) {
+		list_add(&req->tset_entry, &ts->live);
+	} else {
+		list_add_tail(&req->tset_entry, &ts->live);
+		if (attr == ISCSI_ATTR_ORDERED)
+			ts->nr_ordered++;
+	}
+	req->in_tset = true;
+	spin_unlock(&ts->lock);
+}
+
+/*
+ * May the command run, with what is older than it? Under ts->lock. An
+ * ORDERED one is the oldest; any other has no ORDERED one before it.
+ */
+static bool may_run(struct iet_tset *ts, struct iet_scsi_req *req)
+{
+	struct iet_scsi_req *t;
+
+	if (req->attr == ISCSI_ATTR_HEAD_OF_QUEUE || !ts->nr_ordered)
+		return true;
+	if (req->attr == ISCSI_ATTR_ORDERED)
+		return list_first_entry(&ts->live, struct iet_scsi_req,
+					tset_entry) == req;
+	list_for_each_entry(t, &ts->live, tset_entry) {
+		if (t == req)
+			return true;
+		if (t->attr == ISCSI_ATTR_ORDERED)
+			return false;
+	}
+	return true;
+}
+
+/* May it run now? Nothing is held: a false answer is asked again later. */
+bool iet_tset_ready(struct iet_scsi_req *req)
+{
+	struct iet_tset *ts;
+	bool go;
+
+	if (!req->in_tset || req->tset_enabled)
+		return true;
+	ts = &req->lun->tset;
+	spin_lock(&ts->lock);
+	go = may_run(ts, req);
+	req->tset_enabled = go;
+	spin_unlock(&ts->lock);
+	return go;
+}
+
+/* False: the command is held, and resumed (iet_scsi_resume_later()). */
+bool iet_tset_start(struct iet_scsi_req *req)
+{
+	struct iet_tset *ts;
+	bool go;
+
+	if (!req->in_tset || req->tset_enabled)
+		return true;
+	ts = &req->lun->tset;
+	spin_lock(&ts->lock);
+	go = may_run(ts, req);
+	req->tset_enabled = go;
+	req->tset_held = !go;
+	spin_unlock(&ts->lock);
+	return go;
+}
+
+/* Leaves the task set (once); commands it held back run. */
+void iet_tset_exit(struct iet_scsi_req *req)
+{
+	struct iet_tset *ts;
+	struct iet_scsi_req *t, *tmp;
+	LIST_HEAD(resume);
+
+	if (!READ_ONCE(req->in_tset))
+		return;
+	ts = &req->lun->tset;
+	spin_lock(&ts->lock);
+	if (!req->in_tset) {
+		spin_unlock(&ts->lock);
+		return;
+	}
+	req->in_tset = false;
+	list_del(&req->tset_entry);
+	if (req->attr == ISCSI_ATTR_ORDERED)
+		ts->nr_ordered--;
+	list_for_each_entry(t, &ts->live, tset_entry) {
+		if (t->tset_held && may_run(ts, t)) {
+			t->tset_held = false;
+			t->tset_enabled = true;
+			list_add_tail(&t->tset_resume, &resume);
+		}
+		if (t->attr == ISCSI_ATTR_ORDERED)
+			break;		/* nothing younger runs before it ends */
+	}
+	spin_unlock(&ts->lock);
+	/* Through the I/O threads: a chain of them never nests here. */
+	list_for_each_entry_safe(t, tmp, &resume, tset_resume) {
+		list_del(&t->tset_resume);
+		iet_scsi_resume_later(t);
+	}
+}

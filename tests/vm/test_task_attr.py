@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Task attributes (SAM-5 8.6) from a raw-PDU initiator, on a blockio LUN
+whose writes land seconds after they are sent (dm-delay over a RAM disk): an
+ORDERED command waits for every older one and holds back every younger one,
+a HEAD OF QUEUE one runs at once; a command held behind one whose data never
+comes runs once that one is aborted; a connection reset with commands held
+leaves a target that serves. INQUIRY's extended page says all three are
+supported."""
+
+import os
+import time
+
+import pytest
+
+from vmlib import rawiscsi as ri
+from vmlib.rawiscsi import Connection
+from vmlib.storage import SlowWrites
+from vmlib.target import Lun, Target, iqn
+
+BS = 512
+DELAY_MS = 2000
+
+
+@pytest.fixture
+def slow_writes(brd):
+    """Set up before the target, so it goes after the target lets go of it."""
+    dev = SlowWrites("iet-tattr-slow", brd.dev).create()
+    yield dev
+    dev.set_write_delay(0)
+    dev.remove()
+
+
+@pytest.fixture
+def conn(slow_writes, ietd):
+    name = iqn("task-attr")
+    ietd(Target(name, [Lun(0, slow_writes.path, type="blockio")]))
+    c = Connection(name, timeout=30).connect()
+    c.login()
+    slow_writes.set_write_delay(DELAY_MS)
+    yield c
+    c.reset()
+
+
+def read(c, lba, attr):
+    return c.submit(ri.cdb_read10(lba, 1), read=True, edtl=BS, attr=attr)
+
+
+def finishing_order(c, tasks, timeout=30):
+    """The ITTs of tasks in the order their status came."""
+    want, order = {t.itt for t in tasks}, []
+    deadline = time.monotonic() + timeout
+    while len(order) < len(want):
+        p = c.recv(max(0.1, deadline - time.monotonic()))
+        ended = p.opcode == ri.SCSI_RSP or (p.opcode == ri.DATA_IN and p.flags & ri.DATA_STATUS)
+        if ended and p.itt in want:
+            assert p.status == ri.GOOD, f"ITT {p.itt:#x}: status {p.status:#x}"
+            order.append(p.itt)
+    return order
+
+
+@pytest.mark.short
+def test_ordered_waits_for_older_and_holds_younger_head_of_queue_goes_first(conn):
+    c = conn
+    w = c.submit(ri.cdb_write10(0, 8), data=os.urandom(8 * BS))        # lands in 2 s
+    o = read(c, 100, ri.ATTR_ORDERED)
+    s = read(c, 200, ri.ATTR_SIMPLE)
+    h = read(c, 300, ri.ATTR_HEAD_OF_QUEUE)
+    names = {w.itt: "WRITE", o.itt: "ORDERED", s.itt: "SIMPLE", h.itt: "HEAD OF QUEUE"}
+    order = [names[i] for i in finishing_order(c, [w, o, s, h])]
+    assert order == ["HEAD OF QUEUE", "WRITE", "ORDERED", "SIMPLE"], order
+
+
+def test_simple_commands_still_pass_each_other(conn):
+    """Without an ORDERED one, reads do not wait for the slow write."""
+    c = conn
+    w = c.submit(ri.cdb_write10(0, 8), data=os.urandom(8 * BS))
+    r = read(c, 100, ri.ATTR_SIMPLE)
+    order = finishing_order(c, [w, r])
+    assert order == [r.itt, w.itt]
+
+
+def test_a_command_held_behind_one_whose_data_never_comes_runs_when_it_is_aborted(conn):
+    c = conn
+    # A WRITE whose R2T is never answered: it stays in the task set.
+    w = c.submit(ri.cdb_write10(0, 8), write=True, edtl=8 * BS)
+    o = read(c, 100, ri.ATTR_ORDERED)
+    with pytest.raises(TimeoutError):
+        c.expect(lambda p: p.itt == o.itt and p.opcode in (ri.DATA_IN, ri.SCSI_RSP), 3,
+                 "the ORDERED READ, which must wait")
+    rsp = c.tmf(ri.TMF_ABORT_TASK, rtt=w.itt, refcmdsn=w.cmdsn)
+    assert rsp.response == 0, f"ABORT TASK: response {rsp.response}"
+    assert c.wait(o, 30).status == ri.GOOD
+
+
+def test_a_reset_with_commands_held_leaves_a_target_that_serves(conn, slow_writes):
+    c = conn
+    c.submit(ri.cdb_write10(0, 8), data=os.urandom(8 * BS))
+    for i in range(8):
+        read(c, 100 + i, ri.ATTR_ORDERED if i % 2 else ri.ATTR_SIMPLE)
+    c.reset()
+    slow_writes.set_write_delay(0)
+    d = Connection(c.target, timeout=30).connect()
+    d.login()
+    r = d.execute(ri.cdb_read10(0, 1), read=True, edtl=BS, attr=ri.ATTR_ORDERED)
+    assert r.status == ri.GOOD
+    inq = d.execute(ri.cdb_inquiry(64, evpd=True, page=0x86), read=True, edtl=64)
+    assert inq.status == ri.GOOD and inq.data[1] == 0x86
+    assert inq.data[5] & 0x07 == 0x07, "HEADSUP, ORDSUP, SIMPSUP"
+    d.logout()
+    d.close()
