@@ -22,7 +22,7 @@
 #define SEG_MAX		16		/* segment descriptors in one list */
 #define DESC_LIST_MAX	1024		/* bytes of both lists */
 #define SEG_LEN_MAX	(16U << 20)	/* bytes one segment copies */
-#define CHUNK		(1U << 20)	/* copied per step */
+#define CHUNK		BIT(20)		/* copied per step */
 #define HDR		16		/* the parameter list header */
 #define CSCD_LEN	32
 #define SEG_LEN		28		/* a block-to-block one */
