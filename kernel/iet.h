@@ -141,7 +141,7 @@ extern const struct iet_backend_ops iet_blockio_ops;
 
 /* A LUN's task set (tset.c). */
 struct iet_tset {
-	spinlock_t lock;
+	spinlock_t lock;			/* protects the set and its tasks' tset_* */
 	struct list_head live;			/* oldest first */
 	u32 nr_ordered;				/* ORDERED ones in it */
 };
