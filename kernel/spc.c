@@ -359,8 +359,10 @@ static u32 page_control(struct iet_lun *lun, const struct mode_vals *v,
 		d[4] = 0x08;
 		return 12;
 	}
-	d[2] = 0x02 | (v->d_sense ? 0x04 : 0);	/* GLTSD, D_SENSE */
-	d[3] = 0x10;	/* QUEUE ALGORITHM MODIFIER 1: unrestricted */
+	/* TST 001b: a task set per I_T nexus (tset.c); GLTSD, D_SENSE */
+	d[2] = 0x20 | 0x02 | (v->d_sense ? 0x04 : 0);
+	/* QUEUE ALGORITHM MODIFIER 1: SIMPLE ones in any order */
+	d[3] = 0x10;
 	d[4] = v->swp ? 0x08 : 0;
 	put_unaligned_be16(0xffff, d + 8);	/* BUSY TIMEOUT: unlimited */
 	return 12;

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A logical unit's task set (SAM-5 8.6, one per LU: TST=000b) and what its
- * task attributes ask for:
+ * The task sets of a logical unit, one per I_T nexus (SAM-5 8.6, TST=001b:
+ * an initiator's ORDERED command orders its own commands, never another
+ * initiator's, which it could stall), and what task attributes ask for:
  *  - SIMPLE (and untagged) commands run as they come, in any order;
  *  - an ORDERED command runs only once every command older than it has
  *    completed, and no command younger than it runs before it completes;
  *  - a HEAD OF QUEUE command runs at once, and counts as older than every
  *    command already waiting.
  *
- * A command enters the task set when it is delivered in CmdSN order, before
- * its data is in, and leaves it when it completes or is released; older and
- * younger are that order. One that may not run yet when its turn to execute
- * comes is held, with the backend's reference, and resumed in an I/O thread
- * when the command that held it back leaves. With no ORDERED command in the set, entering,
- * running and leaving take the lock once each and look at nothing else.
+ * The LUN keeps the tasks of all its nexuses in one list, each nexus's in
+ * its order. A command enters it when it is delivered in CmdSN order,
+ * before its data is in, and leaves when it completes or is released; older
+ * and younger are that order. One that may not run yet when its turn to
+ * execute comes is held, with the backend's reference, and resumed in an
+ * I/O thread when the command that held it back leaves. With no ORDERED
+ * command on the LUN, entering, running and leaving take the lock once each
+ * and look at nothing else.
  */
 #include "iet.h"
 
@@ -41,8 +44,9 @@ void iet_tset_enter(struct iet_scsi_req *req)
 }
 
 /*
- * May the command run, with what is older than it? Under ts->lock. An
- * ORDERED one is the oldest; any other has no ORDERED one before it.
+ * May the command run, with what of its nexus is older than it? Under
+ * ts->lock. An ORDERED one is its nexus's oldest; any other has no ORDERED
+ * one of its nexus before it.
  */
 static bool may_run(struct iet_tset *ts, struct iet_scsi_req *req)
 {
@@ -50,13 +54,12 @@ static bool may_run(struct iet_tset *ts, struct iet_scsi_req *req)
 
 	if (req->attr == ISCSI_ATTR_HEAD_OF_QUEUE || !ts->nr_ordered)
 		return true;
-	if (req->attr == ISCSI_ATTR_ORDERED)
-		return list_first_entry(&ts->live, struct iet_scsi_req,
-					tset_entry) == req;
 	list_for_each_entry(t, &ts->live, tset_entry) {
 		if (t == req)
 			return true;
-		if (t->attr == ISCSI_ATTR_ORDERED)
+		if (t->nexus == req->nexus &&
+		    (req->attr == ISCSI_ATTR_ORDERED ||
+		     t->attr == ISCSI_ATTR_ORDERED))
 			return false;
 	}
 	return true;
@@ -101,6 +104,7 @@ void iet_tset_exit(struct iet_scsi_req *req)
 	struct iet_tset *ts;
 	struct iet_scsi_req *t, *tmp;
 	LIST_HEAD(resume);
+	bool older = false;
 
 	if (!READ_ONCE(req->in_tset))
 		return;
@@ -114,14 +118,21 @@ void iet_tset_exit(struct iet_scsi_req *req)
 	list_del(&req->tset_entry);
 	if (req->attr == ISCSI_ATTR_ORDERED)
 		ts->nr_ordered--;
+	/*
+	 * Only its own nexus's commands waited for it: those before the
+	 * first ORDERED one left, and that one if it is now the oldest.
+	 */
 	list_for_each_entry(t, &ts->live, tset_entry) {
-		if (t->tset_held && may_run(ts, t)) {
+		if (t->nexus != req->nexus)
+			continue;
+		if (t->tset_held && (t->attr != ISCSI_ATTR_ORDERED || !older)) {
 			t->tset_held = false;
 			t->tset_enabled = true;
 			list_add_tail(&t->tset_resume, &resume);
 		}
 		if (t->attr == ISCSI_ATTR_ORDERED)
 			break;		/* nothing younger runs before it ends */
+		older = true;
 	}
 	spin_unlock(&ts->lock);
 	/* Through the I/O threads: a chain of them never nests here. */

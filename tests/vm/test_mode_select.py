@@ -12,8 +12,8 @@ import pytest
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, run
 
-# The control page as IET reports it: GLTSD, QAM 1, BUSY TIMEOUT 0xffff.
-CONTROL = bytes([0x0a, 0x0a, 0x02, 0x10, 0x00, 0, 0, 0, 0xff, 0xff, 0, 0])
+# The control page as IET reports it: TST 001b, GLTSD, QAM 1, BUSY TIMEOUT 0xffff.
+CONTROL = bytes([0x0a, 0x0a, 0x22, 0x10, 0x00, 0, 0, 0, 0xff, 0xff, 0, 0])
 
 
 @pytest.fixture

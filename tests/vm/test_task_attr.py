@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Task attributes (SAM-5 8.6) from a raw-PDU initiator, on a blockio LUN
 whose writes land seconds after they are sent (dm-delay over a RAM disk): an
-ORDERED command waits for every older one and holds back every younger one,
-a HEAD OF QUEUE one runs at once; a command held behind one whose data never
-comes runs once that one is aborted; a connection reset with commands held
-leaves a target that serves. INQUIRY's extended page says all three are
-supported."""
+ORDERED command waits for every older one of its I_T nexus and holds back
+every younger one, but not another nexus's; a HEAD OF QUEUE one runs at
+once; a command held behind one whose data never comes runs once that one is
+aborted; a connection reset with commands held, behind a slow write and
+behind one whose data never comes, leaves a target that serves. INQUIRY's
+extended page says all three are supported."""
 
 import os
 import time
@@ -70,6 +71,25 @@ def test_ordered_waits_for_older_and_holds_younger_head_of_queue_goes_first(conn
     assert order == ["HEAD OF QUEUE", "WRITE", "ORDERED", "SIMPLE"], order
 
 
+def test_an_ordered_command_orders_its_own_nexus_only(conn):
+    """A task set per I_T nexus (TST=001b): another initiator's commands,
+    ORDERED ones too, neither wait for this one's nor hold them back."""
+    c = conn
+    other = Connection(c.target, timeout=30).connect()
+    other.login()
+    try:
+        w = c.submit(ri.cdb_write10(0, 8), data=os.urandom(8 * BS))
+        o = read(c, 100, ri.ATTR_ORDERED)
+        r = other.execute(ri.cdb_read10(200, 1), read=True, edtl=BS, attr=ri.ATTR_ORDERED)
+        assert r.status == ri.GOOD
+        ended = [p.itt for p in c.poll() if p.opcode in (ri.SCSI_RSP, ri.DATA_IN)]
+        assert w.itt not in ended, "the other nexus's READ waited for the slow WRITE"
+        assert finishing_order(c, [w, o]) == [w.itt, o.itt]
+        other.logout()
+    finally:
+        other.close()
+
+
 def test_simple_commands_still_pass_each_other(conn):
     """Without an ORDERED one, reads do not wait for the slow write."""
     c = conn
@@ -95,6 +115,7 @@ def test_a_command_held_behind_one_whose_data_never_comes_runs_when_it_is_aborte
 def test_a_reset_with_commands_held_leaves_a_target_that_serves(conn, slow_writes):
     c = conn
     c.submit(ri.cdb_write10(0, 8), data=os.urandom(8 * BS))
+    c.submit(ri.cdb_write10(50, 8), write=True, edtl=8 * BS)     # no data
     for i in range(8):
         read(c, 100 + i, ri.ATTR_ORDERED if i % 2 else ri.ATTR_SIMPLE)
     c.reset()
