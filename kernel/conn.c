@@ -57,6 +57,7 @@ static void conn_free_buffers(struct iet_conn *conn)
 	iet_tx_slot_free(&conn->tx);
 	page_frag_cache_drain(&conn->tx.frag);
 	xa_destroy(&conn->cmds);
+	iet_text_release(conn);
 }
 
 static void conn_free(struct kref *kref)

@@ -424,6 +424,8 @@ struct iet_tx {
 	bool corked;			/* sent with MSG_MORE, not pushed */
 };
 
+struct iet_text;
+
 struct iet_conn {
 	struct kref kref;
 	struct iet_session *session;	/* holds a session reference */
@@ -436,6 +438,7 @@ struct iet_conn {
 	struct file *file;		/* holds the socket */
 	struct sockaddr_storage peer;
 	struct sockaddr_storage local;
+	struct iet_text *text;		/* a Text exchange (text.c), rx only */
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
@@ -708,6 +711,8 @@ struct iet_cmd {
 	struct iet_cmd *tmf;		/* the TMF waiting for this command */
 	atomic_t tmf_wait;		/* commands this TMF waits for */
 	u8 tmf_response;		/* also the Logout response */
+	u8 text_flags;			/* of a Text Response: F, C */
+	u32 text_ttt;			/* its Target Transfer Tag */
 
 	struct iet_buf data;		/* non-SCSI payloads (text, ping) */
 	u32 data_len;
@@ -744,6 +749,7 @@ void iet_tmf_release(struct iet_cmd *victim);
 void iet_tmf_supported(u8 *d);
 void iet_logout_execute(struct iet_cmd *cmd);
 void iet_text_execute(struct iet_cmd *cmd);
+void iet_text_release(struct iet_conn *conn);
 void iet_conn_check_logout(struct iet_conn *conn);
 u32 iet_next_ttt(struct iet_conn *conn);
 void iet_reject(struct iet_conn *conn, const struct iscsi_hdr *hdr, u8 reason);

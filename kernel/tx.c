@@ -325,9 +325,9 @@ static void build_text_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
 	struct iscsi_text_rsp *hdr = (struct iscsi_text_rsp *)conn->tx.hdr;
 
 	hdr->opcode = ISCSI_OP_TEXT_RSP;
-	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	hdr->flags = cmd->text_flags;
 	hdr->itt = cmd->hdr.itt;
-	hdr->ttt = cpu_to_be32(ISCSI_RESERVED_TAG);
+	hdr->ttt = cpu_to_be32(cmd->text_ttt);
 	hdr->statsn = next_statsn(conn);
 	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
 	hton24(hdr->dlength, cmd->data_len);
