@@ -237,12 +237,15 @@ class Ietd:
             self.proc = subprocess.Popen(self.args, stdin=subprocess.DEVNULL, stdout=log,
                                          stderr=subprocess.STDOUT, start_new_session=True)
 
+        # Ready is what it says once it listens, has given up its
+        # privileges (-u) and serves: listening alone comes before those.
         def ready():
             if self.proc.poll() is not None:
                 raise AssertionError(f"ietd exited with {self.proc.returncode} while starting; "
                                      f"config {self.config}, log:\n{util.tail(self.log)}")
-            return listening(self.port)
-        wait_until(ready, timeout, f"ietd to listen on port {self.port} (log {self.log})")
+            return listening(self.port) and " serving " in util.read(self.log, "")
+        wait_until(ready, timeout, f"ietd to listen on port {self.port} and say it serves "
+                   f"(log {self.log})")
         return self
 
     @property
