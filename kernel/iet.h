@@ -151,6 +151,7 @@ void iet_tset_enter(struct iet_scsi_req *req);
 bool iet_tset_ready(struct iet_scsi_req *req);
 bool iet_tset_start(struct iet_scsi_req *req);
 void iet_tset_exit(struct iet_scsi_req *req);
+void iet_tset_abort(struct iet_scsi_req *req);
 
 /* A LUN's write gate (wgate.c). */
 struct iet_wgate {
@@ -334,7 +335,10 @@ void iet_session_done(struct iet_session *session, struct iet_cmd *cmd);
 bool iet_session_in_window(struct iet_session *session, u32 cmdsn);
 void iet_ua_add(struct iet_target *target, struct iet_session *except,
 		u32 lun, u8 asc, u8 ascq);
+void iet_ua_add_session(struct iet_session *session, u32 lun, u8 asc, u8 ascq);
 bool iet_ua_take(struct iet_session *session, u32 lun, u8 *asc, u8 *ascq);
+unsigned int iet_ua_peek(struct iet_session *session, u32 lun, u8 *asc,
+			 u8 *ascq);
 
 /* ---- connections ------------------------------------------------------- */
 
@@ -544,6 +548,7 @@ struct iet_scsi_req {
 	bool in_tset;
 	bool tset_enabled;		/* allowed to run */
 	bool tset_held;			/* waits for older ones */
+	bool tset_aborted;		/* by a TMF: waits for nobody */
 	struct list_head tset_entry;	/* in tset.live */
 	struct list_head tset_resume;
 
@@ -711,6 +716,7 @@ struct iet_cmd {
 	struct iet_cmd *tmf;		/* the TMF waiting for this command */
 	atomic_t tmf_wait;		/* commands this TMF waits for */
 	u8 tmf_response;		/* also the Logout response */
+	u8 tmf_info[3];			/* ADDITIONAL RESPONSE INFORMATION */
 	u8 text_flags;			/* of a Text Response: F, C */
 	u32 text_ttt;			/* its Target Transfer Tag */
 

@@ -242,36 +242,63 @@ void iet_session_done(struct iet_session *session, struct iet_cmd *cmd)
 	spin_unlock(&session->lock);
 }
 
+/* Queue a unit attention for one session, for lun or any LUN, once. */
+void iet_ua_add_session(struct iet_session *session, u32 lun, u8 asc, u8 ascq)
+{
+	struct iet_ua *ua, *old;
+	bool dup = false;
+
+	ua = kmalloc(sizeof(*ua), GFP_NOIO);
+	if (!ua)
+		return;
+	ua->lun = lun;
+	ua->asc = asc;
+	ua->ascq = ascq;
+	spin_lock(&session->lock);
+	list_for_each_entry(old, &session->ua, list)
+		dup |= old->lun == ua->lun && old->asc == asc &&
+		       old->ascq == ascq;
+	if (!dup)
+		list_add_tail(&ua->list, &session->ua);
+	spin_unlock(&session->lock);
+	if (dup)
+		kfree(ua);
+}
+
 /* Queue a unit attention for every session but one, for lun or any LUN. */
 void iet_ua_add(struct iet_target *target, struct iet_session *except,
 		u32 lun, u8 asc, u8 ascq)
 {
 	struct iet_session *session;
-	struct iet_ua *ua, *old;
-	bool dup;
 
 	mutex_lock(&target->lock);
-	list_for_each_entry(session, &target->sessions, list) {
-		if (session == except)
-			continue;
-		ua = kmalloc(sizeof(*ua), GFP_NOIO);
-		if (!ua)
-			break;
-		ua->lun = lun;
-		ua->asc = asc;
-		ua->ascq = ascq;
-		dup = false;
-		spin_lock(&session->lock);
-		list_for_each_entry(old, &session->ua, list)
-			dup |= old->lun == ua->lun && old->asc == asc &&
-			       old->ascq == ascq;
-		if (!dup)
-			list_add_tail(&ua->list, &session->ua);
-		spin_unlock(&session->lock);
-		if (dup)
-			kfree(ua);
-	}
+	list_for_each_entry(session, &target->sessions, list)
+		if (session != except)
+			iet_ua_add_session(session, lun, asc, ascq);
 	mutex_unlock(&target->lock);
+}
+
+/*
+ * The unit attention lun would report next, left in place (QUERY
+ * ASYNCHRONOUS EVENT); returns how many are pending for it.
+ */
+unsigned int iet_ua_peek(struct iet_session *session, u32 lun, u8 *asc,
+			 u8 *ascq)
+{
+	unsigned int nr = 0;
+	struct iet_ua *ua;
+
+	spin_lock(&session->lock);
+	list_for_each_entry(ua, &session->ua, list) {
+		if (ua->lun != lun && ua->lun != IET_LUN_ANY)
+			continue;
+		if (!nr++) {
+			*asc = ua->asc;
+			*ascq = ua->ascq;
+		}
+	}
+	spin_unlock(&session->lock);
+	return nr;
 }
 
 bool iet_ua_take(struct iet_session *session, u32 lun, u8 *asc, u8 *ascq)

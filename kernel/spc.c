@@ -132,6 +132,11 @@ static u32 vpd_extended(struct iet_scsi_req *req, u8 *d)
 {
 	d[5] = 0x07;			/* HEADSUP, ORDSUP, SIMPSUP (tset.c) */
 	d[6] = 0x01;			/* V_SUP: a write cache, if on */
+	/*
+	 * LUICLR: REPORTED LUNS DATA HAS CHANGED, once reported, is cleared
+	 * on every LUN of the nexus (iet_ua_add() with IET_LUN_ANY).
+	 */
+	d[7] = 0x01;
 	d[13] = IET_SENSE_MAX;		/* MAXIMUM SUPPORTED SENSE DATA LENGTH */
 	return 4 + 0x3c;
 }

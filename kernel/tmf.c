@@ -8,6 +8,13 @@
 
 #include "iet.h"
 
+/* RFC 7144 4.1: the functions of SAM-4 and SAM-5, and their answer. */
+#define TMF_QUERY_TASK		9
+#define TMF_QUERY_TASK_SET	10
+#define TMF_I_T_NEXUS_RESET	11
+#define TMF_QUERY_ASYNC_EVENT	12
+#define TMF_RSP_SUCCEEDED	7
+
 /* The TMF has no more tasks to wait for: its response may go. */
 static void tmf_put_wait(struct iet_cmd *tmf)
 {
@@ -48,6 +55,8 @@ static bool abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 	atomic_inc(&tmf->tmf_wait);
 	/* Data-Out still on its way for it is dropped from now on. */
 	iet_cmd_finish(victim);
+	/* Held behind older commands, it need not wait for them now. */
+	iet_tset_abort(&victim->req);
 	/* Waiting for memory, it would hold up the TMF's response. */
 	if (READ_ONCE(victim->mem_wait))
 		iet_conn_mem_kick(conn);
@@ -56,8 +65,9 @@ static bool abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 
 /*
  * Collect the tasks a function applies to: the one with the given ITT in
- * the TMF's session, or those on lun (every LUN when lun < 0) that entered
- * the task set before the TMF, in its session or, for resets, in all.
+ * the TMF's session (on lun, unless that is IET_LUN_ANY), or those on lun
+ * (every LUN for IET_LUN_ANY) that entered the task set before the TMF, in
+ * its session or, for resets, in all.
  */
 static unsigned int collect(struct iet_cmd *tmf, struct list_head *list,
 			    u32 lun, bool by_itt, u32 itt, bool all_sessions)
@@ -77,7 +87,9 @@ static unsigned int collect(struct iet_cmd *tmf, struct list_head *list,
 			xa_lock(&conn->cmds);
 			xa_for_each(&conn->cmds, index, cmd) {
 				if (by_itt)
-					take = cmd->itt == itt;
+					take = cmd->itt == itt &&
+					       (lun == IET_LUN_ANY ||
+						cmd->req.lun_id == lun);
 				else if (lun != IET_LUN_ANY &&
 					 cmd->req.lun_id != lun)
 					take = false;
@@ -96,6 +108,24 @@ static unsigned int collect(struct iet_cmd *tmf, struct list_head *list,
 		}
 	}
 	mutex_unlock(&own->target->lock);
+	return nr;
+}
+
+/* How many collected tasks are still live (neither aborted nor answered). */
+static unsigned int count_live(struct list_head *list)
+{
+	struct iet_cmd *cmd, *tmp;
+	unsigned int nr = 0;
+	struct iet_conn *conn;
+
+	list_for_each_entry_safe(cmd, tmp, list, tmf_entry) {
+		conn = cmd->conn;
+		spin_lock(&conn->lock);
+		nr += !cmd->aborted && cmd->state != IET_ST_STATUS_SENT;
+		spin_unlock(&conn->lock);
+		list_del_init(&cmd->tmf_entry);
+		iet_cmd_put(cmd);
+	}
 	return nr;
 }
 
@@ -143,10 +173,62 @@ static void take_as_received(struct iet_conn *conn, u32 cmdsn)
 	iet_cmd_put(gap);
 }
 
-void iet_tmf_execute(struct iet_cmd *tmf)
+/* I_T NEXUS LOSS OCCURRED and the like, for one nexus on each of its LUNs. */
+static void tmf_ua_each_lun(struct iet_session *session, u8 asc, u8 ascq)
+{
+	struct iet_lun *lun;
+	unsigned long idx;
+
+	xa_for_each(&session->target->luns, idx, lun)
+		iet_ua_add_session(session, idx, asc, ascq);
+}
+
+/*
+ * RFC 7144's queries of the TMF's I_T_L nexus, which change nothing:
+ * FUNCTION SUCCEEDED when there is what is asked about, else FUNCTION
+ * COMPLETE. QUERY ASYNCHRONOUS EVENT gives the unit attention pending
+ * (it stays pending) in the additional response information: SAM-5's
+ * UADE DEPTH (one, or more than one) and sense key, ASC, ASCQ.
+ */
+static u8 tmf_query(struct iet_cmd *tmf, u8 function, u32 lun)
 {
 	struct iscsi_tm *hdr = (struct iscsi_tm *)&tmf->hdr;
 	struct iet_session *session = tmf->conn->session;
+	unsigned int nr;
+	struct iet_lun *l;
+	LIST_HEAD(tasks);
+	u8 asc, ascq;
+
+	l = lun == IET_LUN_NONE ? NULL : iet_lun_get(session->target, lun);
+	if (!l)
+		return ISCSI_TMF_RSP_NO_LUN;
+	iet_lun_put(l);
+	switch (function) {
+	case TMF_QUERY_TASK:
+		collect(tmf, &tasks, lun, true, (__force u32)hdr->rtt, false);
+		nr = count_live(&tasks);
+		break;
+	case TMF_QUERY_TASK_SET:
+		collect(tmf, &tasks, lun, false, 0, false);
+		nr = count_live(&tasks);
+		break;
+	default:
+		nr = iet_ua_peek(session, lun, &asc, &ascq);
+		if (nr) {
+			tmf->tmf_info[0] = (nr > 1 ? 0x20 : 0x10) |
+					   UNIT_ATTENTION;
+			tmf->tmf_info[1] = asc;
+			tmf->tmf_info[2] = ascq;
+		}
+		break;
+	}
+	return nr ? TMF_RSP_SUCCEEDED : ISCSI_TMF_RSP_COMPLETE;
+}
+
+void iet_tmf_execute(struct iet_cmd *tmf)
+{
+	struct iscsi_tm *hdr = (struct iscsi_tm *)&tmf->hdr;
+	struct iet_session *session = tmf->conn->session, *other;
 	struct iet_target *target = session->target;
 	u8 function = hdr->flags & ISCSI_FLAG_TM_FUNC_MASK;
 	u32 lun = iet_lun_id(&hdr->lun);
@@ -191,7 +273,24 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 	case ISCSI_TM_FUNC_TARGET_WARM_RESET:
 	case ISCSI_TM_FUNC_TARGET_COLD_RESET:
 		collect(tmf, &victims, IET_LUN_ANY, false, 0, true);
-		iet_ua_add(target, NULL, IET_LUN_ANY, 0x29, 0x00);
+		/* Each LUN tells each nexus, once (SAM-5 6.3.5). */
+		mutex_lock(&target->lock);
+		list_for_each_entry(other, &target->sessions, list)
+			tmf_ua_each_lun(other, 0x29, 0x00);
+		mutex_unlock(&target->lock);
+		break;
+	case TMF_QUERY_TASK:
+	case TMF_QUERY_TASK_SET:
+	case TMF_QUERY_ASYNC_EVENT:
+		response = tmf_query(tmf, function, lun);
+		break;
+	case TMF_I_T_NEXUS_RESET:
+		/*
+		 * This nexus's tasks end, on every LUN, as if the nexus had
+		 * been lost; each of its LUNs tells it so. The session stays.
+		 */
+		collect(tmf, &victims, IET_LUN_ANY, false, 0, false);
+		tmf_ua_each_lun(session, 0x29, 0x07);
 		break;
 	case ISCSI_TM_FUNC_TASK_REASSIGN:
 		/* Connection allegiance cannot move at ERL 0. */
@@ -212,11 +311,13 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 /*
  * The functions iet_tmf_execute() performs, as the first two bytes of
  * REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS' parameter data (SPC-4 6.36):
- * ABORT TASK, ABORT TASK SET, CLEAR TASK SET, LOGICAL UNIT RESET and
- * TARGET RESET (warm and cold alike). Keep the two together.
+ * ABORT TASK, ABORT TASK SET, CLEAR TASK SET, LOGICAL UNIT RESET, QUERY
+ * TASK, TARGET RESET (warm and cold alike), QUERY ASYNCHRONOUS EVENT,
+ * QUERY TASK SET and I_T NEXUS RESET. Keep the two together.
  */
 void iet_tmf_supported(u8 *d)
 {
-	d[0] = 0x80 | 0x40 | 0x10 | 0x08 | 0x02;	/* ATS ATSS CTSS LURS TRS */
-	d[1] = 0;
+	/* ATS ATSS CTSS LURS QTS TRS; QAES QTSS ITNRS */
+	d[0] = 0x80 | 0x40 | 0x10 | 0x08 | 0x04 | 0x02;
+	d[1] = 0x04 | 0x02 | 0x01;
 }

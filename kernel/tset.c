@@ -65,8 +65,11 @@ static bool may_run(struct iet_tset *ts, struct iet_scsi_req *req)
 	return true;
 }
 
-/* May it run now? Nothing is held: a false answer is asked again later. */
-bool iet_tset_ready(struct iet_scsi_req *req)
+/*
+ * May the command run now? If not, with hold it is held, to be resumed
+ * (iet_scsi_resume_later()) when it may; without, it is asked again later.
+ */
+static bool tset_check(struct iet_scsi_req *req, bool hold)
 {
 	struct iet_tset *ts;
 	bool go;
@@ -75,27 +78,23 @@ bool iet_tset_ready(struct iet_scsi_req *req)
 		return true;
 	ts = &req->lun->tset;
 	spin_lock(&ts->lock);
-	go = may_run(ts, req);
+	go = req->tset_aborted || may_run(ts, req);
 	req->tset_enabled = go;
+	req->tset_held = !go && hold;
 	spin_unlock(&ts->lock);
 	return go;
 }
 
-/* False: the command is held, and resumed (iet_scsi_resume_later()). */
+/* For a read the page cache may serve without an I/O thread. */
+bool iet_tset_ready(struct iet_scsi_req *req)
+{
+	return tset_check(req, false);
+}
+
+/* At its turn to execute; false: it is held. */
 bool iet_tset_start(struct iet_scsi_req *req)
 {
-	struct iet_tset *ts;
-	bool go;
-
-	if (!req->in_tset || req->tset_enabled)
-		return true;
-	ts = &req->lun->tset;
-	spin_lock(&ts->lock);
-	go = may_run(ts, req);
-	req->tset_enabled = go;
-	req->tset_held = !go;
-	spin_unlock(&ts->lock);
-	return go;
+	return tset_check(req, true);
 }
 
 /* Leaves the task set (once); commands it held back run. */
@@ -140,4 +139,29 @@ void iet_tset_exit(struct iet_scsi_req *req)
 		list_del(&t->tset_resume);
 		iet_scsi_resume_later(t);
 	}
+}
+
+/*
+ * An aborted command waits for nobody: if it is held, it goes on now (to
+ * be answered as aborted, or not at all), so the TMF that ended it is not
+ * left waiting for the commands it waited for.
+ */
+void iet_tset_abort(struct iet_scsi_req *req)
+{
+	struct iet_tset *ts;
+	bool held;
+
+	if (!READ_ONCE(req->in_tset))
+		return;
+	ts = &req->lun->tset;
+	spin_lock(&ts->lock);
+	req->tset_aborted = true;
+	held = req->in_tset && req->tset_held;
+	if (held) {
+		req->tset_held = false;
+		req->tset_enabled = true;
+	}
+	spin_unlock(&ts->lock);
+	if (held)
+		iet_scsi_resume_later(req);
 }

@@ -302,6 +302,8 @@ static void build_tmf_rsp(struct iet_conn *conn, struct iet_cmd *cmd)
 	hdr->opcode = ISCSI_OP_SCSI_TMFUNC_RSP;
 	hdr->flags = ISCSI_FLAG_CMD_FINAL;
 	hdr->response = cmd->tmf_response;
+	/* Bytes 8-10: SAM-5's additional response information (RFC 7144). */
+	memcpy(hdr->rsvd2, cmd->tmf_info, sizeof(cmd->tmf_info));
 	hdr->itt = cmd->hdr.itt;
 	hdr->statsn = next_statsn(conn);
 	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);

@@ -6,7 +6,10 @@ every younger one, but not another nexus's; a HEAD OF QUEUE one runs at
 once; a command held behind one whose data never comes runs once that one is
 aborted; a connection reset with commands held, behind a slow write and
 behind one whose data never comes, leaves a target that serves. INQUIRY's
-extended page says all three are supported."""
+extended page says all three are supported. RFC 7144's task management
+functions: QUERY TASK and QUERY TASK SET see the nexus's tasks, QUERY
+ASYNCHRONOUS EVENT a pending unit attention without clearing it, and I_T
+NEXUS RESET ends this nexus's tasks, not another's, and tells it so."""
 
 import os
 import time
@@ -111,6 +114,21 @@ def test_a_command_held_behind_one_whose_data_never_comes_runs_when_it_is_aborte
     assert rsp.response == 0, f"ABORT TASK: response {rsp.response}"
     assert c.wait(o, 30).status == ri.GOOD
 
+    # A held command aborted itself is not left waiting, nor its TMF. (The
+    # SIMPLE one first: with the ORDERED one gone, it would run at once.)
+    w = c.submit(ri.cdb_write10(0, 8), write=True, edtl=8 * BS)
+    o = read(c, 100, ri.ATTR_ORDERED)
+    s = read(c, 200, ri.ATTR_SIMPLE)
+    for t in (s, o):
+        rsp = c.tmf(ri.TMF_ABORT_TASK, rtt=t.itt, refcmdsn=t.cmdsn, timeout=10)
+        assert rsp.response == 0, f"ABORT TASK: response {rsp.response}"
+    rsp = c.tmf(ri.TMF_ABORT_TASK, rtt=w.itt, refcmdsn=w.cmdsn, timeout=10)
+    assert rsp.response == 0, f"ABORT TASK: response {rsp.response}"
+    ended = [p.itt for p in c.poll() if p.opcode in (ri.SCSI_RSP, ri.DATA_IN)]
+    assert not set(ended) & {w.itt, o.itt, s.itt}, "an aborted task answered"
+    assert c.execute(ri.cdb_read10(0, 1), read=True, edtl=BS,
+                     attr=ri.ATTR_ORDERED).status == ri.GOOD
+
 
 def test_a_reset_with_commands_held_leaves_a_target_that_serves(conn, slow_writes):
     c = conn
@@ -129,3 +147,58 @@ def test_a_reset_with_commands_held_leaves_a_target_that_serves(conn, slow_write
     assert inq.data[5] & 0x07 == 0x07, "HEADSUP, ORDSUP, SIMPSUP"
     d.logout()
     d.close()
+
+
+TMF_QUERY_TASK, TMF_QUERY_TASK_SET, TMF_I_T_NEXUS_RESET, TMF_QUERY_ASYNC_EVENT = 9, 10, 11, 12
+FUNCTION_COMPLETE, LUN_DOES_NOT_EXIST, FUNCTION_SUCCEEDED = 0, 2, 7
+
+
+def test_rfc7144_queries_see_the_task_set_and_a_pending_unit_attention(conn):
+    c = conn
+    w = c.submit(ri.cdb_write10(0, 8), data=os.urandom(8 * BS))      # lands in 2 s
+    assert c.tmf(TMF_QUERY_TASK, rtt=w.itt).response == FUNCTION_SUCCEEDED
+    assert c.tmf(TMF_QUERY_TASK, rtt=0x7A5C0FFE).response == FUNCTION_COMPLETE
+    assert c.tmf(TMF_QUERY_TASK, rtt=w.itt, lun=3).response == LUN_DOES_NOT_EXIST
+    assert c.tmf(TMF_QUERY_TASK_SET).response == FUNCTION_SUCCEEDED
+    assert c.wait(w).status == ri.GOOD
+    assert c.tmf(TMF_QUERY_TASK, rtt=w.itt).response == FUNCTION_COMPLETE
+    assert c.tmf(TMF_QUERY_TASK_SET).response == FUNCTION_COMPLETE
+
+    assert c.tmf(TMF_QUERY_ASYNC_EVENT).response == FUNCTION_COMPLETE
+    # A LOGICAL UNIT RESET from another nexus: this one has a unit
+    # attention pending, which the query reports and leaves in place.
+    other = Connection(c.target, timeout=30).connect()
+    other.login()
+    assert other.tmf(ri.TMF_LOGICAL_UNIT_RESET).response == FUNCTION_COMPLETE
+    other.logout()
+    other.close()
+    for _ in range(2):
+        rsp = c.tmf(TMF_QUERY_ASYNC_EVENT)
+        assert rsp.response == FUNCTION_SUCCEEDED
+        # UADE DEPTH 1, UNIT ATTENTION; POWER ON, RESET, OR BUS DEVICE
+        # RESET / LOGICAL UNIT RESET
+        assert bytes(rsp.bhs[8:11]) == bytes([0x16, 0x29, 0x03]), bytes(rsp.bhs[8:16]).hex()
+    r = c.execute(ri.cdb_test_unit_ready())
+    assert r.status == ri.CHECK_CONDITION and r.sense_triple == (0x6, 0x29, 0x03), r
+    assert c.tmf(TMF_QUERY_ASYNC_EVENT).response == FUNCTION_COMPLETE
+
+
+def test_i_t_nexus_reset_ends_this_nexus_tasks_and_tells_it(conn):
+    c = conn
+    other = Connection(c.target, timeout=30).connect()
+    other.login()
+    try:
+        mine = c.submit(ri.cdb_write10(0, 8), write=True, edtl=8 * BS)   # no data
+        theirs = other.submit(ri.cdb_write10(100, 8), write=True, edtl=8 * BS)
+        other.expect(lambda p: p.opcode == ri.R2T and p.itt == theirs.itt, 10, "R2T")
+        assert c.tmf(TMF_I_T_NEXUS_RESET, timeout=10).response == FUNCTION_COMPLETE
+        assert c.tmf(TMF_QUERY_TASK, rtt=mine.itt).response == FUNCTION_COMPLETE
+        # The other nexus's task lives on, and it was told nothing.
+        assert other.tmf(TMF_QUERY_TASK, rtt=theirs.itt).response == FUNCTION_SUCCEEDED
+        assert other.tmf(TMF_QUERY_ASYNC_EVENT).response == FUNCTION_COMPLETE
+        # This one: I_T NEXUS LOSS OCCURRED, once, then it serves.
+        r = c.execute(ri.cdb_test_unit_ready())
+        assert r.status == ri.CHECK_CONDITION and r.sense_triple == (0x6, 0x29, 0x07), r
+        assert c.execute(ri.cdb_test_unit_ready()).status == ri.GOOD
+    finally:
+        other.reset()
