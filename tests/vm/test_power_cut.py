@@ -13,8 +13,8 @@ write and every write a completed SYNCHRONIZE CACHE covered. For fileio the
 LUN is a file on ext4 on the logged device: each image must also pass
 e2fsck and keep the file's size.
 
-IET_POWERCUT_BATCHES (default 6) and IET_POWERCUT_CUTS (default 20) make
-a long run."""
+IET_POWERCUT_BATCHES (default 6) and IET_POWERCUT_CUTS (default 10, sized
+for make check's hour) make a long run."""
 
 import mmap
 import os
@@ -32,7 +32,7 @@ from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, RESULTS, run
 
 BATCHES = int(os.environ.get("IET_POWERCUT_BATCHES", "6"))
-CUTS = int(os.environ.get("IET_POWERCUT_CUTS", "20"))
+CUTS = int(os.environ.get("IET_POWERCUT_CUTS", "10"))
 THREADS = 4
 PER_THREAD = 6                  # writes per thread per batch
 SLOT = 64 * 1024                # writes never overlap: one per slot
