@@ -568,6 +568,7 @@ void iet_scsi_io_done(struct iet_scsi_req *req, int error);
 void iet_scsi_resume(struct iet_scsi_req *req);
 void iet_scsi_resume_later(struct iet_scsi_req *req);
 void iet_scsi_io_error(struct iet_scsi_req *req, enum iet_io_op op, int error);
+void iet_sbc_cdb_range(const u8 *cdb, u64 *lba, u32 *nr);
 bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr);
 void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 		      u8 protect, bool fua);
@@ -580,6 +581,7 @@ void iet_scsi_invalid_field(struct iet_scsi_req *req, u32 byte, int bit);
 void iet_scsi_invalid_param(struct iet_scsi_req *req, u32 byte, int bit);
 void iet_scsi_sense_info(struct iet_scsi_req *req, u64 info);
 bool iet_scsi_writable(struct iet_scsi_req *req);
+u8 *iet_scsi_param_list(struct iet_scsi_req *req, u32 min);
 void iet_scsi_set_data(struct iet_scsi_req *req, u32 off, const void *src,
 		       u32 len);
 

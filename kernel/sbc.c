@@ -109,6 +109,28 @@ int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
 	return ret;
 }
 
+/*
+ * The LBA and the number of blocks of a 10-, 12- or 16-byte SBC CDB, where
+ * each length keeps them (READ, WRITE, VERIFY, WRITE SAME and the like).
+ */
+void iet_sbc_cdb_range(const u8 *cdb, u64 *lba, u32 *nr)
+{
+	switch (cdb[0] >> 5) {
+	case 4:				/* 16 bytes */
+		*lba = get_unaligned_be64(cdb + 2);
+		*nr = get_unaligned_be32(cdb + 10);
+		break;
+	case 5:				/* 12 bytes */
+		*lba = get_unaligned_be32(cdb + 2);
+		*nr = get_unaligned_be32(cdb + 6);
+		break;
+	default:			/* 10 bytes */
+		*lba = get_unaligned_be32(cdb + 2);
+		*nr = get_unaligned_be16(cdb + 7);
+		break;
+	}
+}
+
 /* Is [lba, lba + nr) on the medium? */
 bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr)
 {
@@ -200,8 +222,12 @@ static int read_capacity16_execute(struct iet_scsi_req *req)
 	return 0;
 }
 
-static void sync_cache_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
+static void sync_cache_parse(struct iet_scsi_req *req)
 {
+	u64 lba;
+	u32 nr;
+
+	iet_sbc_cdb_range(req->cdb, &lba, &nr);
 	if (!iet_sbc_lba_ok(req, lba, nr))
 		return;
 	req->lba = lba;
@@ -224,30 +250,16 @@ static void rw6_parse(struct iet_scsi_req *req)
 			 cdb[4] ?: 256, cdb[0] == WRITE_6, 0, false);
 }
 
-static void rw10_parse(struct iet_scsi_req *req)
+/* READ and WRITE (10, 12, 16) */
+static void rw_parse(struct iet_scsi_req *req)
 {
 	const u8 *cdb = req->cdb;
+	u64 lba;
+	u32 nr;
 
-	iet_sbc_rw_parse(req, get_unaligned_be32(cdb + 2),
-			 get_unaligned_be16(cdb + 7), cdb[0] == WRITE_10,
-			 cdb[1] >> 5, cdb[1] & 0x08);
-}
-
-static void rw12_parse(struct iet_scsi_req *req)
-{
-	const u8 *cdb = req->cdb;
-
-	iet_sbc_rw_parse(req, get_unaligned_be32(cdb + 2),
-			 get_unaligned_be32(cdb + 6), cdb[0] == WRITE_12,
-			 cdb[1] >> 5, cdb[1] & 0x08);
-}
-
-static void rw16_parse(struct iet_scsi_req *req)
-{
-	const u8 *cdb = req->cdb;
-
-	iet_sbc_rw_parse(req, get_unaligned_be64(cdb + 2),
-			 get_unaligned_be32(cdb + 10), cdb[0] == WRITE_16,
+	iet_sbc_cdb_range(cdb, &lba, &nr);
+	iet_sbc_rw_parse(req, lba, nr, cdb[0] == WRITE_10 ||
+			 cdb[0] == WRITE_12 || cdb[0] == WRITE_16,
 			 cdb[1] >> 5, cdb[1] & 0x08);
 }
 
@@ -264,18 +276,6 @@ static void read_capacity16_parse(struct iet_scsi_req *req)
 {
 	iet_scsi_data_in(req, get_unaligned_be32(req->cdb + 10), 32);
 	req->execute = read_capacity16_execute;
-}
-
-static void sync_cache10_parse(struct iet_scsi_req *req)
-{
-	sync_cache_parse(req, get_unaligned_be32(req->cdb + 2),
-			 get_unaligned_be16(req->cdb + 7));
-}
-
-static void sync_cache16_parse(struct iet_scsi_req *req)
-{
-	sync_cache_parse(req, get_unaligned_be64(req->cdb + 2),
-			 get_unaligned_be32(req->cdb + 10));
 }
 
 /*
@@ -298,10 +298,10 @@ const struct iet_opcode iet_sbc_opcodes[] = {
 	  .parse = read_capacity10_parse,
 	  .usage = { READ_CAPACITY, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x01,
 		     CONTROL } },
-	{ .op = READ_10, .len = 10, .timeout = RW_TIMEOUT, .parse = rw10_parse,
+	{ .op = READ_10, .len = 10, .timeout = RW_TIMEOUT, .parse = rw_parse,
 	  .usage = { READ_10, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, GROUP, 0xff,
 		     0xff, CONTROL } },
-	{ .op = WRITE_10, .len = 10, .timeout = RW_TIMEOUT, .parse = rw10_parse,
+	{ .op = WRITE_10, .len = 10, .timeout = RW_TIMEOUT, .parse = rw_parse,
 	  .usage = { WRITE_10, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, GROUP, 0xff,
 		     0xff, CONTROL } },
 	/*
@@ -309,17 +309,17 @@ const struct iet_opcode iet_sbc_opcodes[] = {
 	 * SYNC_NV (obsolete): every flush reaches stable storage.
 	 */
 	{ .op = SYNCHRONIZE_CACHE, .len = 10, .timeout = SYNC_TIMEOUT,
-	  .parse = sync_cache10_parse,
+	  .parse = sync_cache_parse,
 	  .usage = { SYNCHRONIZE_CACHE, 0x06, 0xff, 0xff, 0xff, 0xff, GROUP,
 		     0xff, 0xff, CONTROL } },
-	{ .op = READ_16, .len = 16, .timeout = RW_TIMEOUT, .parse = rw16_parse,
+	{ .op = READ_16, .len = 16, .timeout = RW_TIMEOUT, .parse = rw_parse,
 	  .usage = { READ_16, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP, CONTROL } },
-	{ .op = WRITE_16, .len = 16, .timeout = RW_TIMEOUT, .parse = rw16_parse,
+	{ .op = WRITE_16, .len = 16, .timeout = RW_TIMEOUT, .parse = rw_parse,
 	  .usage = { WRITE_16, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP, CONTROL } },
 	{ .op = SYNCHRONIZE_CACHE_16, .len = 16, .timeout = SYNC_TIMEOUT,
-	  .parse = sync_cache16_parse,
+	  .parse = sync_cache_parse,
 	  .usage = { SYNCHRONIZE_CACHE_16, 0x06, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP,
 		     CONTROL } },
@@ -334,10 +334,10 @@ const struct iet_opcode iet_sbc_opcodes[] = {
 	  .parse = iet_get_lba_status_parse,
 	  .usage = { SERVICE_ACTION_IN_16, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, CONTROL } },
-	{ .op = READ_12, .len = 12, .timeout = RW_TIMEOUT, .parse = rw12_parse,
+	{ .op = READ_12, .len = 12, .timeout = RW_TIMEOUT, .parse = rw_parse,
 	  .usage = { READ_12, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, GROUP, CONTROL } },
-	{ .op = WRITE_12, .len = 12, .timeout = RW_TIMEOUT, .parse = rw12_parse,
+	{ .op = WRITE_12, .len = 12, .timeout = RW_TIMEOUT, .parse = rw_parse,
 	  .usage = { WRITE_12, RW_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, GROUP, CONTROL } },
 };

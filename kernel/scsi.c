@@ -3,6 +3,7 @@
  * SCSI emulation core: decode a CDB into what it will move and how it runs
  * (parse), run it (execute), and say exactly why when it cannot (sense).
  */
+#include <linux/slab.h>
 #include <scsi/scsi_common.h>
 
 #include "iet.h"
@@ -104,6 +105,28 @@ void iet_scsi_invalid_param(struct iet_scsi_req *req, u32 byte, int bit)
 {
 	iet_scsi_sense(req, ILLEGAL_REQUEST, 0x26, 0x00);
 	sense_field(req, false, byte, bit);
+}
+
+/*
+ * The parameter list a command's data-out carries, of min bytes at least,
+ * in memory of its own (kfree() it): NULL with PARAMETER LIST LENGTH
+ * ERROR if shorter, or BUSY without memory.
+ */
+u8 *iet_scsi_param_list(struct iet_scsi_req *req, u32 min)
+{
+	u8 *p;
+
+	if (req->buf_len < min) {
+		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+		return NULL;
+	}
+	p = kmalloc(req->buf_len, GFP_NOIO);
+	if (!p) {
+		req->status = SAM_STAT_BUSY;
+		return NULL;
+	}
+	iet_buf_copy_from(&req->buf, 0, p, req->buf_len);
+	return p;
 }
 
 /*

@@ -108,12 +108,14 @@ static int write_same_execute(struct iet_scsi_req *req)
 	return 0;
 }
 
-static void write_same_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
+static void write_same_parse(struct iet_scsi_req *req)
 {
 	struct iet_lun *lun = req->lun;
 	bool ndob = req->cdb[0] == WRITE_SAME_16 && req->cdb[1] & 0x01;
-	u32 avail;
+	u32 avail, nr;
+	u64 lba;
 
+	iet_sbc_cdb_range(req->cdb, &lba, &nr);
 	if (req->cdb[1] >> 5)			/* WRPROTECT: PROTECT=0 */
 		return iet_scsi_invalid_field(req, 1, 7);
 	if (req->cdb[1] & 0x10)			/* ANCHOR: ANC_SUP=0 */
@@ -151,18 +153,6 @@ static void write_same_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 	req->buf_len = lun->block_size;
 }
 
-static void write_same10_parse(struct iet_scsi_req *req)
-{
-	write_same_parse(req, get_unaligned_be32(req->cdb + 2),
-			 get_unaligned_be16(req->cdb + 7));
-}
-
-static void write_same16_parse(struct iet_scsi_req *req)
-{
-	write_same_parse(req, get_unaligned_be64(req->cdb + 2),
-			 get_unaligned_be32(req->cdb + 10));
-}
-
 /* ---- UNMAP ------------------------------------------------------------- */
 
 /*
@@ -180,16 +170,9 @@ static int unmap_execute(struct iet_scsi_req *req)
 
 	if (!len)
 		return 0;
-	if (len < 8) {
-		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+	p = iet_scsi_param_list(req, 8);
+	if (!p)
 		return 0;
-	}
-	p = kmalloc(len, GFP_NOIO);
-	if (!p) {
-		req->status = SAM_STAT_BUSY;
-		return 0;
-	}
-	iet_buf_copy_from(&req->buf, 0, p, len);
 	nr = get_unaligned_be16(p + 2) / 16;
 	if (get_unaligned_be16(p) + 2 > len || 8 + nr * 16 > len ||
 	    nr > UNMAP_DESC_MAX) {
@@ -317,13 +300,13 @@ void iet_get_lba_status_parse(struct iet_scsi_req *req)
 
 const struct iet_opcode iet_thin_opcodes[] = {
 	{ .op = WRITE_SAME, .len = 10, .timeout = TIMEOUT,
-	  .parse = write_same10_parse,
+	  .parse = write_same_parse,
 	  .usage = { WRITE_SAME, 0xf8, 0xff, 0xff, 0xff, 0xff, GROUP, 0xff,
 		     0xff, CONTROL } },
 	{ .op = UNMAP, .len = 10, .timeout = TIMEOUT, .parse = unmap_parse,
 	  .usage = { UNMAP, 0x01, 0, 0, 0, 0, GROUP, 0xff, 0xff, CONTROL } },
 	{ .op = WRITE_SAME_16, .len = 16, .timeout = TIMEOUT,
-	  .parse = write_same16_parse,
+	  .parse = write_same_parse,
 	  .usage = { WRITE_SAME_16, 0xf9, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP, CONTROL } },
 };

@@ -96,12 +96,14 @@ static int verify_execute(struct iet_scsi_req *req)
  * write of them, with 11b one block. Like a write, it compares the whole
  * blocks the EDTL lets through.
  */
-static void verify_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
+static void verify_parse(struct iet_scsi_req *req)
 {
 	struct iet_lun *lun = req->lun;
 	u8 bits = lun->blkbits, how = bytchk(req);
-	u32 avail;
+	u32 avail, nr;
+	u64 lba;
 
+	iet_sbc_cdb_range(req->cdb, &lba, &nr);
 	if (req->cdb[1] >> 5)		/* VRPROTECT: PROTECT=0 */
 		return iet_scsi_invalid_field(req, 1, 7);
 	if (how == BYTCHK_RESERVED)
@@ -153,49 +155,17 @@ static int write_verify_execute(struct iet_scsi_req *req)
 }
 
 /* WRITE AND VERIFY: a write (SBC-3: BYTCHK is one bit), then a verify. */
-static void write_verify_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
+static void write_verify_parse(struct iet_scsi_req *req)
 {
+	u64 lba;
+	u32 nr;
+
+	iet_sbc_cdb_range(req->cdb, &lba, &nr);
 	iet_sbc_rw_parse(req, lba, nr, true, req->cdb[1] >> 5, false);
 	if (req->status != SAM_STAT_GOOD)
 		return;
 	req->blocking = true;
 	req->execute = write_verify_execute;
-}
-
-static void verify10_parse(struct iet_scsi_req *req)
-{
-	verify_parse(req, get_unaligned_be32(req->cdb + 2),
-		     get_unaligned_be16(req->cdb + 7));
-}
-
-static void verify12_parse(struct iet_scsi_req *req)
-{
-	verify_parse(req, get_unaligned_be32(req->cdb + 2),
-		     get_unaligned_be32(req->cdb + 6));
-}
-
-static void verify16_parse(struct iet_scsi_req *req)
-{
-	verify_parse(req, get_unaligned_be64(req->cdb + 2),
-		     get_unaligned_be32(req->cdb + 10));
-}
-
-static void write_verify10_parse(struct iet_scsi_req *req)
-{
-	write_verify_parse(req, get_unaligned_be32(req->cdb + 2),
-			   get_unaligned_be16(req->cdb + 7));
-}
-
-static void write_verify12_parse(struct iet_scsi_req *req)
-{
-	write_verify_parse(req, get_unaligned_be32(req->cdb + 2),
-			   get_unaligned_be32(req->cdb + 6));
-}
-
-static void write_verify16_parse(struct iet_scsi_req *req)
-{
-	write_verify_parse(req, get_unaligned_be64(req->cdb + 2),
-			   get_unaligned_be32(req->cdb + 10));
 }
 
 /* ---- COMPARE AND WRITE ------------------------------------------------- */
@@ -362,10 +332,13 @@ static int prefetch_execute(struct iet_scsi_req *req)
 	return 0;
 }
 
-static void prefetch_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
+static void prefetch_parse(struct iet_scsi_req *req)
 {
 	struct iet_lun *lun = req->lun;
+	u64 lba;
+	u32 nr;
 
+	iet_sbc_cdb_range(req->cdb, &lba, &nr);
 	if (!iet_sbc_lba_ok(req, lba, nr))
 		return;
 	req->lba = lba;
@@ -375,18 +348,6 @@ static void prefetch_parse(struct iet_scsi_req *req, u64 lba, u32 nr)
 	req->io.len = (u64)nr << lun->blkbits;
 	req->blocking = true;
 	req->execute = prefetch_execute;
-}
-
-static void prefetch10_parse(struct iet_scsi_req *req)
-{
-	prefetch_parse(req, get_unaligned_be32(req->cdb + 2),
-		       get_unaligned_be16(req->cdb + 7));
-}
-
-static void prefetch16_parse(struct iet_scsi_req *req)
-{
-	prefetch_parse(req, get_unaligned_be64(req->cdb + 2),
-		       get_unaligned_be32(req->cdb + 10));
 }
 
 /* ---- READ DEFECT DATA -------------------------------------------------- */
@@ -431,14 +392,14 @@ const struct iet_opcode iet_verify_opcodes[] = {
 	  .usage = { COMPARE_AND_WRITE, 0xf8, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0, 0, 0, 0xff, GROUP, CONTROL } },
 	{ .op = WRITE_VERIFY, .len = 10, .timeout = TIMEOUT,
-	  .parse = write_verify10_parse,
+	  .parse = write_verify_parse,
 	  .usage = { WRITE_VERIFY, WV_FLAGS, 0xff, 0xff, 0xff, 0xff, GROUP,
 		     0xff, 0xff, CONTROL } },
-	{ .op = VERIFY, .len = 10, .timeout = TIMEOUT, .parse = verify10_parse,
+	{ .op = VERIFY, .len = 10, .timeout = TIMEOUT, .parse = verify_parse,
 	  .usage = { VERIFY, VERIFY_FLAGS, 0xff, 0xff, 0xff, 0xff, GROUP,
 		     0xff, 0xff, CONTROL } },
 	{ .op = PRE_FETCH, .len = 10, .timeout = TIMEOUT,
-	  .parse = prefetch10_parse,
+	  .parse = prefetch_parse,
 	  .usage = { PRE_FETCH, 0x02, 0xff, 0xff, 0xff, 0xff, GROUP, 0xff,
 		     0xff, CONTROL } },
 	{ .op = READ_DEFECT_DATA, .len = 10, .timeout = 10,
@@ -446,12 +407,12 @@ const struct iet_opcode iet_verify_opcodes[] = {
 	  .usage = { READ_DEFECT_DATA, 0, 0x1f, 0, 0, 0, 0, 0xff, 0xff,
 		     CONTROL } },
 	{ .op = WRITE_VERIFY_16, .len = 16, .timeout = TIMEOUT,
-	  .parse = write_verify16_parse,
+	  .parse = write_verify_parse,
 	  .usage = { WRITE_VERIFY_16, WV_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP,
 		     CONTROL } },
 	{ .op = VERIFY_16, .len = 16, .timeout = TIMEOUT,
-	  .parse = verify16_parse,
+	  .parse = verify_parse,
 	  .usage = { VERIFY_16, VERIFY_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP,
 		     CONTROL } },
@@ -460,15 +421,15 @@ const struct iet_opcode iet_verify_opcodes[] = {
 	  .usage = { ORWRITE_16, 0xfa, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP, CONTROL } },
 	{ .op = PRE_FETCH_16, .len = 16, .timeout = TIMEOUT,
-	  .parse = prefetch16_parse,
+	  .parse = prefetch_parse,
 	  .usage = { PRE_FETCH_16, 0x02, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP, CONTROL } },
 	{ .op = WRITE_VERIFY_12, .len = 12, .timeout = TIMEOUT,
-	  .parse = write_verify12_parse,
+	  .parse = write_verify_parse,
 	  .usage = { WRITE_VERIFY_12, WV_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, GROUP, CONTROL } },
 	{ .op = VERIFY_12, .len = 12, .timeout = TIMEOUT,
-	  .parse = verify12_parse,
+	  .parse = verify_parse,
 	  .usage = { VERIFY_12, VERIFY_FLAGS, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, GROUP, CONTROL } },
 	{ .op = READ_DEFECT_DATA_12, .len = 12, .timeout = 10,

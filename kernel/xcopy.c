@@ -243,20 +243,26 @@ static int copy_segment(struct iet_scsi_req *req, const u8 *p,
 	struct iet_lun *s = ct[get_unaligned_be16(p + 4)].lun;
 	struct iet_lun *d = ct[get_unaligned_be16(p + 6)].lun;
 	loff_t from = get_unaligned_be64(p + 12) << s->blkbits;
-	u64 to = get_unaligned_be64(p + 20), done;
+	loff_t to = get_unaligned_be64(p + 20) << d->blkbits;
+	/*
+	 * Within one LUN, a destination overlapping the source from above
+	 * is copied from the end: no block is read after it was written.
+	 */
+	bool down = s == d && to > from && to < from + len;
+	u64 done, off;
 	u32 n;
 	int ret;
 
 	for (done = 0; done < len; done += n) {
 		n = min_t(u64, len - done, CHUNK);
-		ret = iet_lun_io_sync(s, IET_IO_READ, from + done, b, n, false);
+		off = down ? len - done - n : done;
+		ret = iet_lun_io_sync(s, IET_IO_READ, from + off, b, n, false);
 		if (ret) {
 			copy_io_error(req, IET_IO_READ, ret);
 			return ret;
 		}
-		iet_wgate_lock(d, to + (done >> d->blkbits), n >> d->blkbits);
-		ret = iet_lun_io_sync(d, IET_IO_WRITE,
-				      (to << d->blkbits) + done, b, n,
+		iet_wgate_lock(d, (to + off) >> d->blkbits, n >> d->blkbits);
+		ret = iet_lun_io_sync(d, IET_IO_WRITE, to + off, b, n,
 				      !READ_ONCE(d->wce));
 		iet_wgate_unlock(d);
 		if (ret) {
@@ -350,16 +356,9 @@ static int xcopy_execute(struct iet_scsi_req *req)
 
 	if (!len)
 		return 0;
-	if (len < HDR) {
-		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+	p = iet_scsi_param_list(req, HDR);
+	if (!p)
 		return 0;
-	}
-	p = kmalloc(len, GFP_NOIO);
-	if (!p) {
-		req->status = SAM_STAT_BUSY;
-		return 0;
-	}
-	iet_buf_copy_from(&req->buf, 0, p, len);
 	list_id = p[0];
 	cscd_len = get_unaligned_be16(p + 2);
 	nr_ct = cscd_len / CSCD_LEN;

@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """EXTENDED COPY (VMware's XCOPY) through sg3-utils on the kernel
 initiator's disks: sg_xcopy copies between a fileio and a blockio LUN of one
-target and within one LUN, checked byte for byte; the copy manager describes
-itself alike in RECEIVE COPY RESULTS, VPD 0x8f and INQUIRY; a held list
-identifier's status is given back; and what it must not do it refuses with
-the data untouched: a LUN of another target is unreachable, a read-only LUN
-is not written, a copy past the end is aborted."""
+target and within one LUN, overlapping ranges too, checked byte for byte;
+the copy manager describes itself alike in RECEIVE COPY RESULTS, VPD 0x8f
+and INQUIRY; a held list identifier's status is given back; and what it
+must not do it refuses with the data untouched: a LUN of another target is
+unreachable, a read-only LUN is not written, a copy past the end is
+aborted."""
 
 import os
 import struct
@@ -50,6 +51,9 @@ def test_sg_xcopy_copies_between_luns_and_within_one(disks):
     data = os.urandom(6 * MiB + 7 * BS)         # two segments and a bit
     n = len(data) // BS
     pwrite_direct(a0, 1000 * BS, data)
+    # The RAM disk behind a1 is shared by the suite: what lies around.
+    around = [(a1, 2999), (a1, 3000 + n), (a0, 20000 + n)]
+    before = [pread_direct(dev, lba * BS, BS) for dev, lba in around]
 
     rc, out = xcopy(a0, a1, 1000, 3000, n)       # sent to the destination
     assert rc == 0, out
@@ -58,9 +62,7 @@ def test_sg_xcopy_copies_between_luns_and_within_one(disks):
     assert rc == 0, out
     assert pread_direct(a0, 20000 * BS, len(data)) == data
     # What lies around the copies was left alone.
-    assert pread_direct(a1, 2999 * BS, BS) == bytes(BS)
-    assert pread_direct(a1, (3000 + n) * BS, BS) == bytes(BS)
-    assert pread_direct(a0, (20000 + n) * BS, BS) == bytes(BS)
+    assert [pread_direct(dev, lba * BS, BS) for dev, lba in around] == before
 
 
 def tpc_descriptors(page):
@@ -155,6 +157,19 @@ def raw_xcopy(dev, cscds, segs, tmp_path, length=None):
     cp = run(["sg_raw", "-s", str(length), "-i", str(f), dev,
               *(f"{b:02x}" for b in cdb)], check=False, timeout=120)
     return cp.returncode, cp.stdout + cp.stderr
+
+
+def test_a_copy_overlapping_its_source_copies_the_original(disks, tmp_path):
+    """Within one LUN, 4 MiB moved up by 1 MiB and down by 1 MiB: each
+    time the destination holds what the source held before the copy."""
+    a0 = disks["a0"]
+    n = 4 * MiB // BS
+    for src, dst in ((4096, 4096 + 2048), (20000, 20000 - 2048)):
+        data = os.urandom(4 * MiB)
+        pwrite_direct(a0, src * BS, data)
+        rc, out = raw_xcopy(a0, [cscd(naa_of(a0))], [segment(0, 0, n, src, dst)], tmp_path)
+        assert rc == 0, out
+        assert pread_direct(a0, dst * BS, len(data)) == data, (src, dst)
 
 
 def test_what_it_must_not_copy_is_refused_and_left_alone(disks, tmp_path):
