@@ -194,22 +194,39 @@ class BackgroundFio:
     def running(self):
         return self.proc.poll() is None
 
-    def wait_clean(self, timeout=600):
-        """fio ended with status 0, no job error, and it verified data."""
+    def wait_clean(self, timeout=600, early=False, settle=3):
+        """fio ended with status 0, no job error, and it verified data.
+        early: once what the test made happen is over, fio need not run
+        out its time: after `settle` more seconds of I/O it is told to
+        stop (SIGINT: fio ends its jobs, writes its report, exits 128)."""
+        interrupted = False
+        if early and self.running():
+            time.sleep(settle)
+            if self.running():
+                self.proc.send_signal(signal.SIGINT)
+                interrupted = True
         out, _ = self.proc.communicate(timeout=timeout)
-        text = self.json.read_text() if self.json.exists() else ""
-        assert self.proc.returncode == 0, f"fio exited with {self.proc.returncode}:\n{out}\n{text[-2000:]}"
-        report = json.loads(text[text.index("{"):])
-        job = report["jobs"][0]
-        assert job["error"] == 0, f"fio job error {job['error']} ({self.json})"
-        assert job["write"]["io_bytes"] > 0 and job["read"]["io_bytes"] > 0, \
-            f"fio wrote or verified nothing ({self.json})"
-        return job
+        return fio_report_clean(self.proc.returncode, out, self.json, interrupted)
 
     def stop(self):
         if self.running():
             self.proc.kill()
             self.proc.wait(30)
+
+
+def fio_report_clean(rc, out, json_path, interrupted=False):
+    """The first job of fio's JSON report, asserted free of errors, having
+    written and verified data. An interrupted fio (SIGINT) exits 128 after
+    writing its report."""
+    text = json_path.read_text() if json_path.exists() else ""
+    ok = (0, 128) if interrupted else (0,)
+    assert rc in ok, f"fio exited with {rc}:\n{out}\n{text[-2000:]}"
+    report = json.loads(text[text.index("{"):])
+    job = report["jobs"][0]
+    assert job["error"] == 0, f"fio job error {job['error']} ({json_path})"
+    assert job["write"]["io_bytes"] > 0 and job["read"]["io_bytes"] > 0, \
+        f"fio wrote or verified nothing ({json_path})"
+    return job
 
 
 # ---------------------------------------------------------------- state

@@ -50,7 +50,7 @@ def test_sighup_applies_a_changed_config_while_fio_verifies_another_target(
     assert [l.lun for l in vol[changed].luns] == [0, 1]
     assert vol[busy].tid == 1 and vol[changed].tid == 2
     assert "MaxRecvDataSegmentLength=65536" in ietadm("--op", "show", "--tid=2", "--sid=0").stdout
-    fio.wait_clean()
+    fio.wait_clean(early=True)
     # The busy target's session is the one it had.
     assert [s.sid for s in proc.sessions_of(busy)] == [sid]
 

@@ -34,7 +34,7 @@ def test_kill9_and_restart_while_fio_verifies(daemon, backing, initiator):
     assert "InitialR2T=" in ietadm("--op", "show", "--tid=1", f"--sid={before.sid}").stdout
     initiator.login(spare).disk(0)
     assert len(proc.sessions_of(spare)) == 1
-    fio.wait_clean()
+    fio.wait_clean(early=True)
     assert proc.sessions_of(busy) == [before]
 
 
