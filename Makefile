@@ -60,8 +60,11 @@ usr:
 deps:
 	scripts/deps --vm "$(KERNELS)" --build "$(BUILD_KERNELS)"
 
+# Builds go as wide as the machine; the tests themselves run one by one.
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+
 check: deps
-	$(MAKE) check-unit
+	$(MAKE) -j$(NPROC) check-unit
 	scripts/check-build $(BUILD_KERNELS)
 	scripts/check-kernels $(KERNELS)
 
