@@ -37,6 +37,8 @@
 #define IET_NULLIO_BLOCKS	(64ULL << 20)	/* 32 GiB at 512 bytes */
 #define IET_LUN_ANY		U32_MAX		/* every LUN (unit attentions, TMFs) */
 #define IET_LUN_NONE		(U32_MAX - 1)	/* an address we never export */
+/* The relative target port identifier of a target's one target port. */
+#define IET_RTPI		1
 
 struct iet_target;
 struct iet_session;
@@ -153,6 +155,48 @@ bool iet_tset_start(struct iet_scsi_req *req);
 void iet_tset_exit(struct iet_scsi_req *req);
 void iet_tset_abort(struct iet_scsi_req *req);
 
+/* A registration of a LUN's persistent reservations (pr.c). */
+#define IET_PR_REGS_MAX		128
+#define IET_PR_ANY_ISID		U64_MAX		/* every port of the name */
+
+struct iet_pr_reg {
+	u64 key;
+	u64 isid;				/* of the initiator port */
+	u16 rtpi;				/* the target port */
+	bool all_tg_pt;				/* or every target port */
+	bool holder;				/* of a one-holder reservation */
+	bool gone;				/* while PR OUT builds a state */
+	char initiator[IET_NAME_MAX + 1];
+};
+
+/* Registrations and reservation: replaced whole, never changed in place. */
+struct iet_pr_state {
+	u32 generation;
+	u32 nr;
+	u32 cap;
+	bool reserved;
+	u8 type;
+	bool aptpl;
+	struct iet_pr_reg regs[];
+};
+
+struct iet_pr {
+	struct mutex mutex;			/* changes, one at a time */
+	spinlock_t lock;			/* protects state, scsi2 */
+	struct iet_pr_state *state;
+	struct iet_session *scsi2;		/* SPC-2 RESERVE's holder */
+	bool active;				/* a reservation: commands check */
+	bool persisted;				/* the newest record has state */
+	char slot;				/* the file holding it */
+	u64 seq;				/* its sequence number */
+};
+
+int iet_pr_init(struct iet_lun *lun);
+void iet_pr_destroy(struct iet_lun *lun);
+void iet_pr_check(struct iet_scsi_req *req);
+void iet_pr_reset(struct iet_lun *lun);
+void iet_pr_nexus_lost(struct iet_session *session);
+
 /* A LUN's write gate (wgate.c). */
 struct iet_wgate {
 	struct mutex excl_lock;			/* one exclusive command */
@@ -189,6 +233,7 @@ struct iet_lun {
 	void *private;				/* the backend's */
 	struct iet_tset tset;
 	struct iet_wgate wgate;
+	struct iet_pr pr;
 	/* Mode parameters MODE SELECT changes (READ_ONCE, WRITE_ONCE). */
 	bool wce;				/* write cache: not stable */
 	bool swp;				/* software write protect */
@@ -537,6 +582,7 @@ struct iet_scsi_req {
 	bool fua;
 	bool blocking;			/* runs in an I/O thread */
 	bool check_ua;			/* a unit attention preempts it */
+	u8 op_flags;			/* its iet_opcode's */
 	struct iet_io io;
 	/* The blocks it writes, for the LUN's write gate (wnr 0: none). */
 	u64 wlba;
@@ -604,6 +650,14 @@ struct iet_opcode {
 
 #define IET_OP_SA	0x01	/* a service action in CDB byte 1, bits 4-0 */
 #define IET_OP_ANY_LUN	0x02	/* answered for any LUN, before UAs */
+/*
+ * Persistent reservations (SPC-4 Table 63, SBC-3 Table 13): a command
+ * passes every reservation (FREE), passes write exclusive ones (READ), or
+ * checks them itself (OWN); any other conflicts unless its nexus has access.
+ */
+#define IET_OP_PR_FREE	0x04
+#define IET_OP_PR_READ	0x08
+#define IET_OP_PR_OWN	0x10
 
 extern const struct iet_opcode iet_spc_opcodes[];
 extern const unsigned int iet_spc_nr_opcodes;
@@ -615,6 +669,8 @@ extern const struct iet_opcode iet_thin_opcodes[];
 extern const unsigned int iet_thin_nr_opcodes;
 extern const struct iet_opcode iet_xcopy_opcodes[];
 extern const unsigned int iet_xcopy_nr_opcodes;
+extern const struct iet_opcode iet_pr_opcodes[];
+extern const unsigned int iet_pr_nr_opcodes;
 
 u32 iet_write_same_max(struct iet_lun *lun);
 u32 iet_vpd_third_party_copy(struct iet_scsi_req *req, u8 *d);
@@ -625,6 +681,7 @@ void iet_get_lba_status_parse(struct iet_scsi_req *req);
 
 void iet_opcodes_init(void);
 const struct iet_opcode *iet_opcode_find(const u8 *cdb);
+bool iet_opcode_has_sa(const u8 *cdb);
 void iet_opcodes_report_parse(struct iet_scsi_req *req);
 void iet_tmf_report_parse(struct iet_scsi_req *req);
 
@@ -753,6 +810,10 @@ int iet_scsi_cmd_end(struct iet_conn *conn);
 int iet_data_out_start(struct iet_conn *conn);
 int iet_data_out_end(struct iet_conn *conn);
 void iet_tmf_execute(struct iet_cmd *cmd);
+void iet_scsi_abort_tasks(struct iet_scsi_req *req,
+			  bool (*match)(struct iet_session *session, void *arg),
+			  void *arg);
+bool iet_scsi_abort_wait(struct iet_scsi_req *req);
 void iet_tmf_release(struct iet_cmd *victim);
 void iet_tmf_supported(u8 *d);
 void iet_logout_execute(struct iet_cmd *cmd);

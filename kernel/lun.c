@@ -41,6 +41,7 @@ static void lun_release(struct kref *kref)
 	struct iet_lun *lun = container_of(kref, struct iet_lun, kref);
 
 	/* In-flight I/O has finished: the last command held this. */
+	iet_pr_destroy(lun);
 	lun->ops->detach(lun);
 	kfree_rcu(lun, rcu);
 }
@@ -172,8 +173,12 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 		lun->thin = false;
 		lun->lbprz = false;
 	}
-	ret = xa_insert(&target->luns, lun_id, lun, GFP_KERNEL);
+	/* Reservations kept through power loss, before any command. */
+	ret = iet_pr_init(lun);
+	if (!ret)
+		ret = xa_insert(&target->luns, lun_id, lun, GFP_KERNEL);
 	if (ret) {
+		iet_pr_destroy(lun);
 		lun->ops->detach(lun);
 		goto out_free;
 	}

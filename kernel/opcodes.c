@@ -21,6 +21,7 @@ static const struct {
 	{ iet_verify_opcodes, &iet_verify_nr_opcodes },
 	{ iet_thin_opcodes, &iet_thin_nr_opcodes },
 	{ iet_xcopy_opcodes, &iet_xcopy_nr_opcodes },
+	{ iet_pr_opcodes, &iet_pr_nr_opcodes },
 	{ iet_spc_opcodes, &iet_spc_nr_opcodes },
 };
 
@@ -71,6 +72,12 @@ static bool has_sa(u8 opcode)
 const struct iet_opcode *iet_opcode_find(const u8 *cdb)
 {
 	return find(cdb[0], true, cdb[1] & 0x1f);
+}
+
+/* An operation code with service actions, whatever the CDB's is. */
+bool iet_opcode_has_sa(const u8 *cdb)
+{
+	return has_sa(cdb[0]);
 }
 
 /* ---- REPORT SUPPORTED OPERATION CODES ---------------------------------- */

@@ -176,6 +176,7 @@ void iet_scsi_parse(struct iet_scsi_req *req)
 	req->execute = NULL;
 	req->execute_nowait = NULL;
 	req->blocking = false;
+	req->op_flags = op ? op->flags : 0;
 	/* INQUIRY, REPORT LUNS, REQUEST SENSE answer for every LUN. */
 	if (!op || !(op->flags & IET_OP_ANY_LUN)) {
 		if (!req->lun)
@@ -183,6 +184,9 @@ void iet_scsi_parse(struct iet_scsi_req *req)
 		/* Reported when the command runs, in CmdSN order (below). */
 		req->check_ua = true;
 	}
+	/* A command we have, with a service action we have not. */
+	if (!op && iet_opcode_has_sa(req->cdb))
+		return iet_scsi_invalid_field(req, 1, 4);
 	if (!op)
 		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x20, 0x00);
 	if (cdb_usage_ok(req, op))

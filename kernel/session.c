@@ -195,6 +195,8 @@ void iet_session_end(struct iet_session *session)
 	unlinked = iet_session_unlink_locked(session);
 	mutex_unlock(&target->lock);
 	if (unlinked) {
+		/* I_T nexus loss: its SPC-2 reservations end. */
+		iet_pr_nexus_lost(session);
 		wake_up_all(&target->wq);
 		iet_event_session_closed(target->tid, session->sid);
 		iet_session_put(session);	/* the target's list */

@@ -18,7 +18,12 @@
 /* The TMF has no more tasks to wait for: its response may go. */
 static void tmf_put_wait(struct iet_cmd *tmf)
 {
-	if (atomic_dec_and_test(&tmf->tmf_wait))
+	if (!atomic_dec_and_test(&tmf->tmf_wait))
+		return;
+	/* PREEMPT AND ABORT: a SCSI command, in the backend's place. */
+	if (tmf->kind == IET_KIND_SCSI)
+		iet_scsi_done(&tmf->req);
+	else
 		iet_cmd_queue_tx(tmf);
 }
 
@@ -64,49 +69,59 @@ static bool abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 }
 
 /*
- * Collect the tasks a function applies to: the one with the given ITT in
- * the TMF's session (on lun, unless that is IET_LUN_ANY), or those on lun
- * (every LUN for IET_LUN_ANY) that entered the task set before the TMF, in
- * its session or, for resets, in all.
+ * Collect the tasks of one session a function applies to: the one with the
+ * given ITT (on lun, unless that is IET_LUN_ANY), or those on lun (every
+ * LUN for IET_LUN_ANY) that entered the task set before the TMF. Under
+ * target->lock.
  */
-static unsigned int collect(struct iet_cmd *tmf, struct list_head *list,
-			    u32 lun, bool by_itt, u32 itt, bool all_sessions)
+static unsigned int collect_session(struct iet_cmd *tmf,
+				    struct iet_session *session,
+				    struct list_head *list, u32 lun,
+				    bool by_itt, u32 itt)
 {
-	struct iet_session *own = tmf->conn->session, *session;
 	struct iet_conn *conn;
 	struct iet_cmd *cmd;
 	unsigned long index;
 	unsigned int nr = 0;
 	bool take;
 
-	mutex_lock(&own->target->lock);
-	list_for_each_entry(session, &own->target->sessions, list) {
-		if (session != own && !all_sessions)
-			continue;
-		list_for_each_entry(conn, &session->conns, list) {
-			xa_lock(&conn->cmds);
-			xa_for_each(&conn->cmds, index, cmd) {
-				if (by_itt)
-					take = cmd->itt == itt &&
-					       (lun == IET_LUN_ANY ||
-						cmd->req.lun_id == lun);
-				else if (lun != IET_LUN_ANY &&
-					 cmd->req.lun_id != lun)
-					take = false;
-				else if (session == own)
-					take = cmd->state >= IET_ST_DELIVERED ||
-					       iscsi_sna_lt(cmd->cmdsn, tmf->cmdsn);
-				else
-					take = cmd->state >= IET_ST_DELIVERED;
-				if (!take)
-					continue;
-				iet_cmd_get(cmd);
-				list_add_tail(&cmd->tmf_entry, list);
-				nr++;
-			}
-			xa_unlock(&conn->cmds);
+	list_for_each_entry(conn, &session->conns, list) {
+		xa_lock(&conn->cmds);
+		xa_for_each(&conn->cmds, index, cmd) {
+			if (by_itt)
+				take = cmd->itt == itt &&
+				       (lun == IET_LUN_ANY ||
+					cmd->req.lun_id == lun);
+			else if (lun != IET_LUN_ANY && cmd->req.lun_id != lun)
+				take = false;
+			else if (session == tmf->conn->session)
+				take = cmd->state >= IET_ST_DELIVERED ||
+				       iscsi_sna_lt(cmd->cmdsn, tmf->cmdsn);
+			else
+				take = cmd->state >= IET_ST_DELIVERED;
+			if (!take)
+				continue;
+			iet_cmd_get(cmd);
+			list_add_tail(&cmd->tmf_entry, list);
+			nr++;
 		}
+		xa_unlock(&conn->cmds);
 	}
+	return nr;
+}
+
+/* The same in the TMF's session or, for resets, in all. */
+static unsigned int collect(struct iet_cmd *tmf, struct list_head *list,
+			    u32 lun, bool by_itt, u32 itt, bool all_sessions)
+{
+	struct iet_session *own = tmf->conn->session, *session;
+	unsigned int nr = 0;
+
+	mutex_lock(&own->target->lock);
+	list_for_each_entry(session, &own->target->sessions, list)
+		if (session == own || all_sessions)
+			nr += collect_session(tmf, session, list, lun, by_itt,
+					      itt);
 	mutex_unlock(&own->target->lock);
 	return nr;
 }
@@ -225,6 +240,59 @@ static u8 tmf_query(struct iet_cmd *tmf, u8 function, u32 lun)
 	return nr ? TMF_RSP_SUCCEEDED : ISCSI_TMF_RSP_COMPLETE;
 }
 
+/* A target reset: what a LUN reset ends, on every LUN. */
+static void reset_luns(struct iet_target *target)
+{
+	struct iet_lun *lun;
+	unsigned long idx;
+	void *entry;
+
+	xa_for_each(&target->luns, idx, entry) {
+		lun = iet_lun_get(target, idx);
+		if (!lun)
+			continue;
+		iet_pr_reset(lun);
+		iet_lun_put(lun);
+	}
+}
+
+/*
+ * PREEMPT AND ABORT (SPC-4 5.13.11.2.5): the tasks on req's LUN of the
+ * sessions match() picks end as a task set abort ends them, without status
+ * (TAS=0). The command waits for them as a TMF would: see
+ * iet_scsi_abort_wait().
+ */
+void iet_scsi_abort_tasks(struct iet_scsi_req *req,
+			  bool (*match)(struct iet_session *session, void *arg),
+			  void *arg)
+{
+	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
+	struct iet_target *target = cmd->conn->session->target;
+	struct iet_session *session;
+	LIST_HEAD(victims);
+
+	atomic_set(&cmd->tmf_wait, 1);
+	mutex_lock(&target->lock);
+	list_for_each_entry(session, &target->sessions, list)
+		if (match(session, arg))
+			collect_session(cmd, session, &victims, req->lun_id,
+					false, 0);
+	mutex_unlock(&target->lock);
+	abort_all(cmd, &victims);
+}
+
+/*
+ * After iet_scsi_abort_tasks(), as the command's execute() returns: true
+ * when tasks it aborted are still there (it returns IET_ASYNC, and the last
+ * of them to go completes it), false when it may complete now.
+ */
+bool iet_scsi_abort_wait(struct iet_scsi_req *req)
+{
+	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
+
+	return !atomic_dec_and_test(&cmd->tmf_wait);
+}
+
 void iet_tmf_execute(struct iet_cmd *tmf)
 {
 	struct iscsi_tm *hdr = (struct iscsi_tm *)&tmf->hdr;
@@ -258,11 +326,14 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 			response = ISCSI_TMF_RSP_NO_LUN;
 			break;
 		}
-		iet_lun_put(l);
 		if (function != ISCSI_TM_FUNC_LOGICAL_UNIT_RESET) {
+			iet_lun_put(l);
 			collect(tmf, &victims, lun, false, 0, false);
 			break;
 		}
+		/* An SPC-2 reservation ends; persistent ones stay. */
+		iet_pr_reset(l);
+		iet_lun_put(l);
 		/*
 		 * A reset ends the tasks of every I_T nexus (TAS=0: without
 		 * status) and tells every nexus, this one too (SAM-5 5.9.7).
@@ -273,6 +344,7 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 	case ISCSI_TM_FUNC_TARGET_WARM_RESET:
 	case ISCSI_TM_FUNC_TARGET_COLD_RESET:
 		collect(tmf, &victims, IET_LUN_ANY, false, 0, true);
+		reset_luns(target);
 		/* Each LUN tells each nexus, once (SAM-5 6.3.5). */
 		mutex_lock(&target->lock);
 		list_for_each_entry(other, &target->sessions, list)

@@ -22,6 +22,7 @@
 #include "loop.h"
 #include "notify.h"
 #include "portal.h"
+#include "prdir.h"
 #include "registry.h"
 #include "runtime.h"
 #include "version.h"
@@ -370,6 +371,27 @@ static int fit_descriptors(struct server *srv)
 	return 0;
 }
 
+/*
+ * Where the kernel keeps reservations through power loss: made while ietd
+ * is root. Without it only an initiator asking for APTPL is refused, so
+ * ietd carries on.
+ */
+static void make_pr_dir(void)
+{
+	char dir[4096], err[512];
+	int ret;
+
+	ret = prdir_read(PRDIR_PARAM, dir, sizeof(dir));
+	if (ret) {
+		log_warn("%s: %s: persistent reservations asking for APTPL will be refused",
+			 PRDIR_PARAM, strerror(-ret));
+		return;
+	}
+	if (prdir_make(dir, err, sizeof(err)))
+		log_warn("%s: persistent reservations asking for APTPL will be refused",
+			 err);
+}
+
 /* Everything between reading the configuration and serving. */
 static int start(struct ietd *d, struct config *next,
 		 const struct options *o, uid_t uid, gid_t gid)
@@ -404,6 +426,7 @@ static int start(struct ietd *d, struct config *next,
 		kstate_free(&st);
 		return ret;
 	}
+	make_pr_dir();
 	ret = runtime_start(&d->rt, next, &st, err, sizeof(err));
 	if (!ret)
 		ret = registry_learn(&d->reg, &st);

@@ -14,7 +14,7 @@ import pytest
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, run
 
-SA_COMMANDS = {0x9e, 0xa3}      # service action in byte 1 (ours)
+SA_COMMANDS = {0x5e, 0x5f, 0x83, 0x84, 0x9e, 0xa3}     # service action in byte 1 (ours)
 
 
 @pytest.fixture

@@ -29,6 +29,10 @@ def iqn(name):
 
 # ---------------------------------------------------------------- module
 
+# The module's pr_dir in the VM (see KernelModule.load).
+PR_DIR = Path("/tmp/iet-pr")
+
+
 class KernelModule:
     """iscsi_trgt.ko, loaded from the build tree with insmod."""
 
@@ -51,7 +55,9 @@ class KernelModule:
         deps = self.dependencies()
         if deps:
             run(["modprobe", "-a", *deps], timeout=60)
-        run(["insmod", str(self.ko)], timeout=60)
+        # The root file system is read-only here: reservations kept
+        # through power loss go where tests can see them and rm them.
+        run(["insmod", str(self.ko), f"pr_dir={PR_DIR}"], timeout=60)
         assert self.loaded, f"insmod {self.ko} succeeded but /sys/module/{self.name} is missing"
 
     def ensure_loaded(self):

@@ -1,0 +1,1388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reservations of a logical unit: persistent reservations (SPC-4 5.13,
+ * PERSISTENT RESERVE IN and OUT) and SPC-2 RESERVE / RELEASE, with SPC-4's
+ * compatible reservation handling (5.13.3) between the two.
+ *
+ * A registration belongs to an I_T nexus: the initiator port (iSCSI name
+ * and ISID) and the target port, so two sessions of one host are two
+ * nexuses, and a session reinstated with its ISID keeps its registration.
+ * The registrations and the reservation are one immutable state: PERSISTENT
+ * RESERVE OUT builds the next one in a copy, persists it if APTPL asks for
+ * it, and only then puts it in place. Commands see either state whole.
+ *
+ * An SPC-2 reservation belongs to a session, which it holds; it ends with
+ * the session (I_T nexus loss), a LUN reset or a target reset.
+ */
+#include <linux/crc32c.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <scsi/scsi_common.h>
+
+#include "iet.h"
+
+static char *pr_dir = "/var/lib/iet/pr";
+module_param(pr_dir, charp, 0444);
+MODULE_PARM_DESC(pr_dir,
+		 "where persistent reservations kept through power loss (APTPL) are written, a pair of files per logical unit");
+
+/* SPC-4 6.16.2: PERSISTENT RESERVE OUT service actions */
+#define PRO_REGISTER		0x00
+#define PRO_RESERVE		0x01
+#define PRO_RELEASE		0x02
+#define PRO_CLEAR		0x03
+#define PRO_PREEMPT		0x04
+#define PRO_PREEMPT_ABORT	0x05
+#define PRO_REGISTER_IGNORE	0x06
+#define PRO_REGISTER_MOVE	0x07
+
+/* 6.15.1: PERSISTENT RESERVE IN service actions */
+#define PRI_READ_KEYS		0x00
+#define PRI_READ_RESERVATION	0x01
+#define PRI_REPORT_CAPS		0x02
+#define PRI_READ_FULL_STATUS	0x03
+
+/* 6.16.3 Table 177: reservation types */
+#define PR_WE			0x1
+#define PR_EA			0x3
+#define PR_WE_RO		0x5
+#define PR_EA_RO		0x6
+#define PR_WE_AR		0x7
+#define PR_EA_AR		0x8
+
+/* Unit attentions (ASC 2Ah) */
+#define UA_RES_PREEMPTED	0x03
+#define UA_RES_RELEASED		0x04
+#define UA_REG_PREEMPTED	0x05
+
+#define PR_OUT_MIN		24
+#define PR_OUT_MAX		8192	/* the parameter list, with TransportIDs */
+#define PR_TPID_MIN		20	/* SPC-4 7.6.4.6: an iSCSI TransportID */
+#define ISCSI_PROTO_ID		0x05
+
+static bool type_valid(u8 type)
+{
+	return type == PR_WE || type == PR_EA || type == PR_WE_RO ||
+	       type == PR_EA_RO || type == PR_WE_AR || type == PR_EA_AR;
+}
+
+/* Every registrant holds an all-registrants reservation. */
+static bool type_all_reg(u8 type)
+{
+	return type == PR_WE_AR || type == PR_EA_AR;
+}
+
+/* Registrants have access: registrants only and all registrants types. */
+static bool type_reg_access(u8 type)
+{
+	return type != PR_WE && type != PR_EA;
+}
+
+/* Reads conflict for those without access: exclusive access types. */
+static bool type_ea(u8 type)
+{
+	return type == PR_EA || type == PR_EA_RO || type == PR_EA_AR;
+}
+
+/* ---- nexuses and states ------------------------------------------------- */
+
+/* An I_T nexus as registrations name it. */
+struct pr_nexus {
+	const char *initiator;
+	u64 isid;
+	u16 rtpi;
+};
+
+static void nexus_of(const struct iet_session *session, struct pr_nexus *n)
+{
+	n->initiator = session->initiator;
+	n->isid = session->sid >> 16;
+	n->rtpi = IET_RTPI;
+}
+
+/* iSCSI names compare without case (RFC 3722: they are stored folded). */
+static bool reg_matches(const struct iet_pr_reg *r, const struct pr_nexus *n)
+{
+	return (r->all_tg_pt || r->rtpi == n->rtpi) &&
+	       (r->isid == IET_PR_ANY_ISID || r->isid == n->isid) &&
+	       !strcasecmp(r->initiator, n->initiator);
+}
+
+static int find_reg(const struct iet_pr_state *st, const struct pr_nexus *n)
+{
+	int i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!st->regs[i].gone && reg_matches(&st->regs[i], n))
+			return i;
+	return -1;
+}
+
+/* Does this registration hold the reservation (or share it)? */
+static bool reg_holds(const struct iet_pr_state *st, int i)
+{
+	return st->reserved && i >= 0 &&
+	       (type_all_reg(st->type) || st->regs[i].holder);
+}
+
+static struct iet_pr_state *state_alloc(u32 cap)
+{
+	struct iet_pr_state *st;
+	unsigned int flags = memalloc_noio_save();
+
+	st = kvzalloc(struct_size(st, regs, cap), GFP_KERNEL);
+	memalloc_noio_restore(flags);
+	if (st)
+		st->cap = cap;
+	return st;
+}
+
+static void state_free(struct iet_pr_state *st)
+{
+	kvfree(st);
+}
+
+/* A copy of old with room for extra more registrations. */
+static struct iet_pr_state *state_copy(const struct iet_pr_state *old,
+				       u32 extra)
+{
+	struct iet_pr_state *st = state_alloc(old->nr + extra);
+
+	if (!st)
+		return NULL;
+	st->generation = old->generation;
+	st->nr = old->nr;
+	st->reserved = old->reserved;
+	st->type = old->type;
+	st->aptpl = old->aptpl;
+	memcpy(st->regs, old->regs, old->nr * sizeof(old->regs[0]));
+	return st;
+}
+
+/* Drop the registrations marked gone. */
+static void state_compact(struct iet_pr_state *st)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < st->nr; i++)
+		if (!st->regs[i].gone)
+			st->regs[n++] = st->regs[i];
+	st->nr = n;
+	if (!n)
+		st->reserved = false;
+}
+
+static struct iet_pr_reg *add_reg(struct iet_pr_state *st,
+				  const struct pr_nexus *n, u64 key,
+				  bool all_tg_pt)
+{
+	struct iet_pr_reg *r = &st->regs[st->nr++];
+
+	memset(r, 0, sizeof(*r));
+	r->key = key;
+	r->isid = n->isid;
+	r->rtpi = n->rtpi;
+	r->all_tg_pt = all_tg_pt;
+	strscpy(r->initiator, n->initiator, sizeof(r->initiator));
+	return r;
+}
+
+/* Remove a registration; its reservation goes with it unless shared. */
+static void remove_reg(struct iet_pr_state *st, int i)
+{
+	if (st->regs[i].holder && !type_all_reg(st->type))
+		st->reserved = false;
+	st->regs[i].holder = false;
+	st->regs[i].gone = true;
+}
+
+static void release(struct iet_pr_state *st)
+{
+	u32 i;
+
+	st->reserved = false;
+	for (i = 0; i < st->nr; i++)
+		st->regs[i].holder = false;
+}
+
+static u32 live_regs(const struct iet_pr_state *st)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < st->nr; i++)
+		n += !st->regs[i].gone;
+	return n;
+}
+
+/* ---- what commands may do ----------------------------------------------- */
+
+static bool is_release(u8 op)
+{
+	return op == RELEASE || op == RELEASE_10;
+}
+
+/*
+ * SBC-3 4.17 Table 13: START STOP UNIT with START=1 and POWER CONDITION=0,
+ * and PREVENT ALLOW MEDIUM REMOVAL with PREVENT=0, pass every reservation.
+ */
+static bool allowed_special(const u8 *cdb)
+{
+	if (cdb[0] == START_STOP)
+		return (cdb[4] & 0xf1) == 0x01;
+	if (cdb[0] == ALLOW_MEDIUM_REMOVAL)
+		return !(cdb[4] & 0x03);
+	return false;
+}
+
+/* Under pr->lock (the spinlock). */
+static bool conflicts(struct iet_pr *pr, const struct iet_scsi_req *req)
+{
+	const struct iet_pr_state *st = pr->state;
+	u8 f = req->op_flags;
+	struct pr_nexus n;
+
+	/*
+	 * SPC-2: only INQUIRY, REPORT LUNS, REQUEST SENSE and RELEASE pass
+	 * another nexus's reservation (RELEASE then does nothing).
+	 */
+	if (pr->scsi2 && pr->scsi2 != req->nexus)
+		return !(f & IET_OP_ANY_LUN) && !is_release(req->cdb[0]);
+	if (!st->reserved || f & (IET_OP_ANY_LUN | IET_OP_PR_FREE |
+				   IET_OP_PR_OWN) || allowed_special(req->cdb))
+		return false;
+	nexus_of(req->nexus, &n);
+	if (reg_holds(st, find_reg(st, &n)))
+		return false;
+	if (type_reg_access(st->type) && find_reg(st, &n) >= 0)
+		return false;
+	/* SPC-4 Table 63, SBC-3 Table 13: what passes write exclusive. */
+	return !(f & IET_OP_PR_READ) || type_ea(st->type);
+}
+
+/*
+ * RESERVATION CONFLICT for a command the reservations of its LUN forbid
+ * to its nexus, checked as it runs (after unit attentions).
+ */
+void iet_pr_check(struct iet_scsi_req *req)
+{
+	struct iet_pr *pr;
+	bool conflict;
+
+	if (!req->lun || req->status != SAM_STAT_GOOD)
+		return;
+	pr = &req->lun->pr;
+	if (!READ_ONCE(pr->active))
+		return;
+	spin_lock(&pr->lock);
+	conflict = conflicts(pr, req);
+	spin_unlock(&pr->lock);
+	if (conflict) {
+		req->status = SAM_STAT_RESERVATION_CONFLICT;
+		req->execute = NULL;
+		req->execute_nowait = NULL;
+	}
+}
+
+static void update_active(struct iet_pr *pr)
+{
+	WRITE_ONCE(pr->active, pr->state->reserved || pr->scsi2);
+}
+
+/* The next state in place, under pr->mutex; the old one is freed. */
+static void state_install(struct iet_pr *pr, struct iet_pr_state *st)
+{
+	struct iet_pr_state *old;
+
+	spin_lock(&pr->lock);
+	old = pr->state;
+	pr->state = st;
+	update_active(pr);
+	spin_unlock(&pr->lock);
+	state_free(old);
+}
+
+/* ---- unit attentions ---------------------------------------------------- */
+
+/*
+ * REGISTRATIONS PREEMPTED, RESERVATIONS RELEASED and the like, for the
+ * sessions of the registrations marked with one (ua[i], the ASCQ), except
+ * the session that caused them.
+ */
+static void notify(struct iet_scsi_req *req, const struct iet_pr_state *st,
+		   const u8 *ua)
+{
+	struct iet_target *target = req->lun->target;
+	struct iet_session *session;
+	struct pr_nexus n;
+	u32 i;
+
+	mutex_lock(&target->lock);
+	list_for_each_entry(session, &target->sessions, list) {
+		if (session == req->nexus)
+			continue;
+		nexus_of(session, &n);
+		for (i = 0; i < st->nr; i++) {
+			if (ua[i] && reg_matches(&st->regs[i], &n)) {
+				iet_ua_add_session(session, req->lun_id, 0x2a,
+						   ua[i]);
+				break;
+			}
+		}
+	}
+	mutex_unlock(&target->lock);
+}
+
+/* ---- kept through power loss -------------------------------------------- */
+
+/*
+ * A logical unit's state is written whole, as a record, to one of two
+ * files, PR_DIR/NAA.a and PR_DIR/NAA.b (NAA: the LUN's designator of VPD
+ * 0x83 in hex), always the one that does not hold the newest record, then
+ * synced; the record carries a sequence number and a CRC. A record cut by
+ * a power loss fails its CRC, and the other file's is the state.
+ */
+#define PR_MAGIC	0x52544549	/* "IETR" */
+#define PR_VERSION	1
+
+struct pr_file_reg {
+	__le64 key;
+	__le64 isid;
+	__le16 rtpi;
+	u8 flags;			/* bit 0 ALL_TG_PT, bit 1 holder */
+	u8 reserved[5];
+	char initiator[IET_NAME_MAX + 1];
+} __packed;
+
+struct pr_file {
+	__le32 magic;
+	__le16 version;
+	__le16 nr;
+	__le64 seq;
+	__le32 crc;			/* crc32c of the record, this as 0 */
+	u8 reserved_flag;		/* a reservation is held */
+	u8 type;
+	u8 pad[2];
+	struct pr_file_reg regs[];
+} __packed;
+
+/* The path of a slot's file (kfree() it), or NULL. */
+static char *pr_path(struct iet_lun *lun, char slot)
+{
+	u8 naa[IET_NAA_LEN];
+
+	iet_lun_naa(lun, naa);
+	return kasprintf(GFP_NOIO, "%s/%8phN.%c", pr_dir, naa, slot);
+}
+
+static int write_record(struct iet_lun *lun, char slot, const void *rec,
+			size_t len)
+{
+	char *path = pr_path(lun, slot);
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	int ret;
+
+	if (!path)
+		return -ENOMEM;
+	f = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_LARGEFILE, 0600);
+	kfree(path);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_write(f, rec, len, &pos);
+	ret = n < 0 ? n : n != len ? -EIO : vfs_fsync(f, 0);
+	filp_close(f, NULL);
+	if (ret)
+		return ret;
+	/* A file just made must still be there after a power loss. */
+	f = filp_open(pr_dir, O_RDONLY | O_DIRECTORY, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	ret = vfs_fsync(f, 0);
+	filp_close(f, NULL);
+	return ret;
+}
+
+/* Persist st (an empty record for a state not to be kept), under mutex. */
+static int persist(struct iet_lun *lun, const struct iet_pr_state *st)
+{
+	struct iet_pr *pr = &lun->pr;
+	u32 nr = st->aptpl ? live_regs(st) : 0, i, k = 0;
+	size_t len = sizeof(struct pr_file) + nr * sizeof(struct pr_file_reg);
+	unsigned int flags = memalloc_noio_save();
+	struct pr_file *rec;
+	int ret;
+
+	rec = kvzalloc(len, GFP_KERNEL);
+	memalloc_noio_restore(flags);
+	if (!rec)
+		return -ENOMEM;
+	rec->magic = cpu_to_le32(PR_MAGIC);
+	rec->version = cpu_to_le16(PR_VERSION);
+	rec->nr = cpu_to_le16(nr);
+	rec->seq = cpu_to_le64(pr->seq + 1);
+	rec->reserved_flag = nr && st->reserved;
+	rec->type = st->type;
+	for (i = 0; i < st->nr && k < nr; i++) {
+		const struct iet_pr_reg *r = &st->regs[i];
+		struct pr_file_reg *fr = &rec->regs[k];
+
+		if (r->gone)
+			continue;
+		fr->key = cpu_to_le64(r->key);
+		fr->isid = cpu_to_le64(r->isid);
+		fr->rtpi = cpu_to_le16(r->rtpi);
+		fr->flags = r->all_tg_pt | r->holder << 1;
+		strscpy(fr->initiator, r->initiator, sizeof(fr->initiator));
+		k++;
+	}
+	rec->crc = cpu_to_le32(crc32c(~0, rec, len));
+	ret = write_record(lun, pr->slot == 'a' ? 'b' : 'a', rec, len);
+	kvfree(rec);
+	if (ret) {
+		pr_warn("target %u lun %u: cannot keep persistent reservations in %s: error %d\n",
+			lun->target->tid, lun->lun, pr_dir, ret);
+		return ret;
+	}
+	pr->seq++;
+	pr->slot = pr->slot == 'a' ? 'b' : 'a';
+	pr->persisted = nr > 0;
+	return 0;
+}
+
+/* A record read from a slot, checked; NULL if there is none whole. */
+static struct pr_file *read_record(struct iet_lun *lun, char slot)
+{
+	size_t max = sizeof(struct pr_file) +
+		     IET_PR_REGS_MAX * sizeof(struct pr_file_reg);
+	char *path = pr_path(lun, slot);
+	struct pr_file *rec;
+	struct file *f;
+	loff_t pos = 0;
+	ssize_t n;
+	u32 crc;
+
+	if (!path)
+		return NULL;
+	f = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
+	if (IS_ERR(f)) {
+		kfree(path);
+		return NULL;
+	}
+	rec = kvzalloc(max, GFP_KERNEL);
+	n = rec ? kernel_read(f, rec, max, &pos) : -ENOMEM;
+	filp_close(f, NULL);
+	if (n < (ssize_t)sizeof(*rec) || le32_to_cpu(rec->magic) != PR_MAGIC ||
+	    le16_to_cpu(rec->version) != PR_VERSION ||
+	    le16_to_cpu(rec->nr) > IET_PR_REGS_MAX ||
+	    n != sizeof(*rec) + le16_to_cpu(rec->nr) * sizeof(rec->regs[0]))
+		goto bad;
+	crc = le32_to_cpu(rec->crc);
+	rec->crc = 0;
+	if (crc32c(~0, rec, n) != crc)
+		goto bad;
+	kfree(path);
+	return rec;
+bad:
+	if (n > 0)
+		pr_warn("target %u lun %u: %s: not a whole record, ignored\n",
+			lun->target->tid, lun->lun, path);
+	kfree(path);
+	kvfree(rec);
+	return NULL;
+}
+
+/* The newest whole record becomes the state (in a work: kernel creds). */
+static int restore(struct iet_lun *lun)
+{
+	struct iet_pr *pr = &lun->pr;
+	struct pr_file *a = read_record(lun, 'a'), *b = read_record(lun, 'b');
+	struct pr_file *rec;
+	struct iet_pr_state *st;
+	u32 i, nr;
+	int ret = 0;
+
+	/* The next write goes to the other file (to .a if there is none). */
+	if (a && (!b || le64_to_cpu(a->seq) > le64_to_cpu(b->seq))) {
+		rec = a;
+		pr->slot = 'a';
+	} else {
+		rec = b;
+		pr->slot = 'b';
+	}
+	if (!rec)
+		goto out;
+	pr->seq = le64_to_cpu(rec->seq);
+	nr = le16_to_cpu(rec->nr);
+	if (!nr)
+		goto out;
+	st = state_alloc(nr);
+	if (!st) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	st->aptpl = true;
+	st->reserved = rec->reserved_flag && type_valid(rec->type);
+	st->type = rec->type;
+	for (i = 0; i < nr; i++) {
+		struct iet_pr_reg *r = &st->regs[st->nr];
+		const struct pr_file_reg *fr = &rec->regs[i];
+
+		if (!memchr(fr->initiator, 0, sizeof(fr->initiator)) ||
+		    !fr->initiator[0] || !fr->key)
+			continue;
+		r->key = le64_to_cpu(fr->key);
+		r->isid = le64_to_cpu(fr->isid);
+		r->rtpi = le16_to_cpu(fr->rtpi);
+		r->all_tg_pt = fr->flags & 0x01;
+		r->holder = fr->flags & 0x02;
+		strscpy(r->initiator, fr->initiator, sizeof(r->initiator));
+		st->nr++;
+	}
+	state_compact(st);
+	/* A reservation of one holder needs that holder. */
+	if (st->reserved && !type_all_reg(st->type)) {
+		for (i = 0; i < st->nr && !st->regs[i].holder; i++)
+			;
+		st->reserved = i < st->nr;
+	}
+	pr->persisted = true;
+	state_install(pr, st);
+	pr_info("target %u lun %u: %u persistent registrations restored%s\n",
+		lun->target->tid, lun->lun, st->nr,
+		st->reserved ? ", and a reservation" : "");
+out:
+	kvfree(a);
+	kvfree(b);
+	return ret;
+}
+
+struct restore_work {
+	struct work_struct work;
+	struct iet_lun *lun;
+	int ret;
+};
+
+static void restore_fn(struct work_struct *work)
+{
+	struct restore_work *w = container_of(work, struct restore_work, work);
+
+	w->ret = restore(w->lun);
+}
+
+/* ---- the LUN's life ----------------------------------------------------- */
+
+int iet_pr_init(struct iet_lun *lun)
+{
+	struct iet_pr *pr = &lun->pr;
+	struct restore_work w = { .lun = lun };
+
+	mutex_init(&pr->mutex);
+	spin_lock_init(&pr->lock);
+	pr->slot = 'b';
+	pr->state = state_alloc(0);
+	if (!pr->state)
+		return -ENOMEM;
+	/*
+	 * Restored before the LUN takes a command; read by a work item so
+	 * that the files are found with the kernel's credentials and root,
+	 * whoever asked for the LUN.
+	 */
+	INIT_WORK_ONSTACK(&w.work, restore_fn);
+	iet_queue_work(&w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	return w.ret;
+}
+
+void iet_pr_destroy(struct iet_lun *lun)
+{
+	struct iet_pr *pr = &lun->pr;
+
+	if (pr->scsi2)
+		iet_session_put(pr->scsi2);
+	state_free(pr->state);
+}
+
+/* SPC-2 reservations end: the holder's nexus is lost (SAM-5 6.3.4). */
+static void scsi2_release(struct iet_pr *pr)
+{
+	struct iet_session *s;
+
+	spin_lock(&pr->lock);
+	s = pr->scsi2;
+	pr->scsi2 = NULL;
+	update_active(pr);
+	spin_unlock(&pr->lock);
+	if (s)
+		iet_session_put(s);
+}
+
+/* A LUN reset or a target reset: the SPC-2 reservation ends. */
+void iet_pr_reset(struct iet_lun *lun)
+{
+	mutex_lock(&lun->pr.mutex);
+	scsi2_release(&lun->pr);
+	mutex_unlock(&lun->pr.mutex);
+}
+
+/* A session ended (I_T nexus loss): its SPC-2 reservations end. */
+void iet_pr_nexus_lost(struct iet_session *session)
+{
+	struct iet_target *target = session->target;
+	struct iet_lun *lun;
+	unsigned long idx;
+	void *entry;
+
+	xa_for_each(&target->luns, idx, entry) {
+		lun = iet_lun_get(target, idx);
+		if (!lun)
+			continue;
+		if (READ_ONCE(lun->pr.scsi2) == session) {
+			mutex_lock(&lun->pr.mutex);
+			if (lun->pr.scsi2 == session)
+				scsi2_release(&lun->pr);
+			mutex_unlock(&lun->pr.mutex);
+		}
+		iet_lun_put(lun);
+	}
+}
+
+/* ---- RESERVE and RELEASE (SPC-2 7.21, 7.22; SPC-4 5.13.3) --------------- */
+
+/*
+ * With registrations, RESERVE and RELEASE do nothing (GOOD) for a nexus
+ * with access to the persistent reservation, and conflict for others.
+ */
+static int reserve_execute(struct iet_scsi_req *req)
+{
+	struct iet_pr *pr = &req->lun->pr;
+	const struct iet_pr_state *st;
+	bool reserve = !is_release(req->cdb[0]);
+	struct pr_nexus n;
+	int i;
+
+	nexus_of(req->nexus, &n);
+	mutex_lock(&pr->mutex);
+	st = pr->state;
+	if (st->nr) {
+		i = find_reg(st, &n);
+		if (!(reg_holds(st, i) ||
+		      (i >= 0 && st->reserved && type_reg_access(st->type))))
+			req->status = SAM_STAT_RESERVATION_CONFLICT;
+	} else if (pr->scsi2 && pr->scsi2 != req->nexus) {
+		/* Another's: RESERVE conflicts, RELEASE does nothing. */
+		if (reserve)
+			req->status = SAM_STAT_RESERVATION_CONFLICT;
+	} else if (reserve && !pr->scsi2) {
+		/* Not for a session on its way out: it would never end. */
+		if (!READ_ONCE(req->nexus->unlinked)) {
+			kref_get(&req->nexus->kref);
+			spin_lock(&pr->lock);
+			pr->scsi2 = req->nexus;
+			update_active(pr);
+			spin_unlock(&pr->lock);
+		}
+	} else if (!reserve && pr->scsi2) {
+		scsi2_release(pr);
+	}
+	mutex_unlock(&pr->mutex);
+	return 0;
+}
+
+static void reserve_parse(struct iet_scsi_req *req)
+{
+	req->blocking = true;
+	req->execute = reserve_execute;
+}
+
+/* ---- PERSISTENT RESERVE IN (SPC-4 6.15) --------------------------------- */
+
+/*
+ * An iSCSI TransportID of an initiator port (7.6.4.6, format 01b):
+ * "name,i,0xISID", NUL-terminated and padded to 4 bytes; its length.
+ */
+static u32 transport_id(const struct iet_pr_reg *r, u8 *d)
+{
+	u32 len;
+
+	if (r->isid == IET_PR_ANY_ISID) {
+		len = strlen(r->initiator) + 1;
+		d[0] = ISCSI_PROTO_ID;
+		memcpy(d + 4, r->initiator, len);
+	} else {
+		len = sprintf((char *)d + 4, "%s,i,0x%012llx", r->initiator,
+			      r->isid) + 1;
+		d[0] = 0x40 | ISCSI_PROTO_ID;
+	}
+	len = max_t(u32, ALIGN(len, 4), PR_TPID_MIN);
+	put_unaligned_be16(len, d + 2);
+	return 4 + len;
+}
+
+/* The longest: name, ",i,0x", 12 digits, NUL, padding. */
+#define PR_TPID_MAX	(4 + ALIGN(IET_NAME_MAX + 18, 4))
+
+static int pr_in_execute(struct iet_scsi_req *req)
+{
+	struct iet_pr *pr = &req->lun->pr;
+	u32 alloc = req->data_len, off = 8, i;
+	const struct iet_pr_state *st;
+	struct pr_nexus n;
+	u8 d[24 + PR_TPID_MAX];
+	u32 len;
+
+	nexus_of(req->nexus, &n);
+	mutex_lock(&pr->mutex);
+	st = pr->state;
+	memset(d, 0, 8);
+	put_unaligned_be32(st->generation, d);
+	switch (req->cdb[1] & 0x1f) {
+	case PRI_READ_KEYS:
+		for (i = 0; i < st->nr; i++, off += 8) {
+			put_unaligned_be64(st->regs[i].key, d + 8);
+			iet_scsi_set_data(req, off, d + 8, 8);
+		}
+		break;
+	case PRI_READ_RESERVATION:
+		if (!st->reserved)
+			break;
+		memset(d + 8, 0, 16);
+		/* An all registrants reservation has no one key (5.13.10). */
+		for (i = 0; i < st->nr && !type_all_reg(st->type); i++)
+			if (st->regs[i].holder)
+				put_unaligned_be64(st->regs[i].key, d + 8);
+		d[8 + 13] = st->type;		/* LU_SCOPE */
+		iet_scsi_set_data(req, off, d + 8, 16);
+		off += 16;
+		break;
+	case PRI_READ_FULL_STATUS:
+		for (i = 0; i < st->nr; i++) {
+			const struct iet_pr_reg *r = &st->regs[i];
+
+			memset(d, 0, sizeof(d));
+			put_unaligned_be64(r->key, d);
+			d[12] = r->all_tg_pt << 1 | reg_holds(st, i);
+			if (reg_holds(st, i))
+				d[13] = st->type;
+			put_unaligned_be16(r->all_tg_pt ? 0 : r->rtpi, d + 18);
+			len = transport_id(r, d + 24);
+			put_unaligned_be32(len, d + 20);
+			iet_scsi_set_data(req, off, d, 24 + len);
+			off += 24 + len;
+		}
+		memset(d, 0, 8);
+		put_unaligned_be32(st->generation, d);
+		break;
+	}
+	mutex_unlock(&pr->mutex);
+	put_unaligned_be32(off - 8, d + 4);
+	iet_scsi_set_data(req, 0, d, 8);
+	req->data_len = min(alloc, off);
+	return 0;
+}
+
+static int report_caps_execute(struct iet_scsi_req *req)
+{
+	struct iet_pr *pr = &req->lun->pr;
+	u8 d[8] = { 0, 8 };
+
+	/* CRH, SIP_C, ATP_C, PTPL_C */
+	d[2] = 0x10 | 0x08 | 0x04 | 0x01;
+	/* TMV; ALLOW COMMANDS 001b (TEST UNIT READY passes); PTPL_A */
+	spin_lock(&pr->lock);
+	d[3] = 0x80 | 0x10 | pr->state->aptpl;
+	spin_unlock(&pr->lock);
+	/* WR_EX_AR, EX_AC_RO, WR_EX_RO, EX_AC, WR_EX; EX_AC_AR */
+	d[4] = 0x80 | 0x40 | 0x20 | 0x08 | 0x02;
+	d[5] = 0x01;
+	iet_scsi_set_data(req, 0, d, sizeof(d));
+	req->data_len = min_t(u32, req->data_len, sizeof(d));
+	return 0;
+}
+
+static void pr_in_parse(struct iet_scsi_req *req)
+{
+	u8 sa = req->cdb[1] & 0x1f;
+	u32 alloc = get_unaligned_be16(req->cdb + 7);
+
+	if (sa > PRI_READ_FULL_STATUS)
+		return iet_scsi_invalid_field(req, 1, 4);
+	if (sa == PRI_REPORT_CAPS) {
+		iet_scsi_data_in(req, alloc, 8);
+		req->execute = report_caps_execute;
+		return;
+	}
+	iet_scsi_data_in(req, alloc, 8 + IET_PR_REGS_MAX * (24 + PR_TPID_MAX));
+	req->blocking = true;
+	req->execute = pr_in_execute;
+}
+
+/* ---- PERSISTENT RESERVE OUT (SPC-4 6.16, 5.13.5 to 5.13.11) ------------- */
+
+struct pr_out {
+	u8 sa;
+	u8 type;
+	u64 key;			/* RESERVATION KEY */
+	u64 sa_key;			/* SERVICE ACTION RESERVATION KEY */
+	bool spec_i_pt;
+	bool all_tg_pt;
+	bool aptpl;
+	bool unreg;			/* REGISTER AND MOVE */
+	u16 rtpi;			/* REGISTER AND MOVE */
+	const u8 *tpids;		/* TransportIDs */
+	u32 tpids_len;
+	u32 tpids_off;			/* where they start in the list */
+	struct pr_nexus me;
+	int i;				/* my registration, or -1 */
+};
+
+/*
+ * The initiator port a TransportID names (7.6.4.6): format 00b a name (all
+ * its ports), 01b "name,i,0xISID". Its length, or 0 with the sense set.
+ */
+static u32 parse_tpid(struct iet_scsi_req *req, const u8 *p, u32 avail,
+		      u32 at, char *name, u64 *isid)
+{
+	u32 len, n;
+	const char *sep;
+	u8 fmt;
+
+	if (avail < 4 || (p[0] & 0x0f) != ISCSI_PROTO_ID) {
+		iet_scsi_invalid_param(req, at, 3);
+		return 0;
+	}
+	fmt = p[0] >> 6;
+	len = get_unaligned_be16(p + 2);
+	if (fmt > 1 || p[0] & 0x30) {
+		iet_scsi_invalid_param(req, at, 7);
+		return 0;
+	}
+	if (len < PR_TPID_MIN || len % 4 || 4 + len > avail) {
+		iet_scsi_invalid_param(req, at + 2, 7);
+		return 0;
+	}
+	n = strnlen(p + 4, len);
+	if (n == len || !n) {
+		iet_scsi_invalid_param(req, at + 4, 7);
+		return 0;
+	}
+	*isid = IET_PR_ANY_ISID;
+	if (fmt == 1) {
+		char hex[13];
+
+		sep = strnstr(p + 4, ",i,0x", n);
+		if (!sep || p + 4 + n - (const u8 *)sep != 5 + 12) {
+			iet_scsi_invalid_param(req, at + 4, 7);
+			return 0;
+		}
+		memcpy(hex, sep + 5, 12);
+		hex[12] = 0;
+		if (kstrtoull(hex, 16, isid)) {
+			iet_scsi_invalid_param(req, at + 4, 7);
+			return 0;
+		}
+		n = sep - (const char *)(p + 4);
+	}
+	if (!n || n > IET_NAME_MAX) {
+		iet_scsi_invalid_param(req, at + 4, 7);
+		return 0;
+	}
+	memcpy(name, p + 4, n);
+	name[n] = 0;
+	return 4 + len;
+}
+
+/* How many TransportIDs the list holds (each checked), or -1 (sense set). */
+static int count_tpids(struct iet_scsi_req *req, const struct pr_out *o)
+{
+	char name[IET_NAME_MAX + 1];
+	u32 off = 0, len;
+	u64 isid;
+	int nr = 0;
+
+	while (off < o->tpids_len) {
+		len = parse_tpid(req, o->tpids + off, o->tpids_len - off,
+				 o->tpids_off + off, name, &isid);
+		if (!len)
+			return -1;
+		off += len;
+		nr++;
+	}
+	return nr;
+}
+
+/* REGISTER and REGISTER AND IGNORE EXISTING KEY (5.13.7). */
+static int do_register(struct iet_scsi_req *req, struct pr_out *o,
+		       struct iet_pr_state *st, u8 *ua)
+{
+	char name[IET_NAME_MAX + 1];
+	struct pr_nexus n;
+	u32 off, len;
+	int j;
+
+	if (o->i < 0) {
+		if (o->sa == PRO_REGISTER && o->key)
+			return SAM_STAT_RESERVATION_CONFLICT;
+		if (!o->sa_key)
+			return -ENODATA;	/* GOOD, nothing changes */
+		if (st->nr + 1 > IET_PR_REGS_MAX)
+			goto no_room;
+		add_reg(st, &o->me, o->sa_key, o->all_tg_pt);
+		/* SPEC_I_PT: the ports named, on this target port too. */
+		for (off = 0; off < o->tpids_len; off += len) {
+			len = parse_tpid(req, o->tpids + off,
+					 o->tpids_len - off, o->tpids_off + off,
+					 name, &n.isid);
+			n.initiator = name;
+			n.rtpi = o->me.rtpi;
+			j = find_reg(st, &n);
+			if (j >= 0 && st->regs[j].key != o->sa_key) {
+				iet_scsi_invalid_param(req, o->tpids_off + off,
+						       7);
+				return SAM_STAT_CHECK_CONDITION;
+			}
+			if (j >= 0)
+				continue;
+			if (st->nr + 1 > IET_PR_REGS_MAX)
+				goto no_room;
+			add_reg(st, &n, o->sa_key, o->all_tg_pt);
+		}
+	} else {
+		if (o->sa == PRO_REGISTER && o->key != st->regs[o->i].key)
+			return SAM_STAT_RESERVATION_CONFLICT;
+		if (o->spec_i_pt) {
+			iet_scsi_invalid_param(req, 20, 3);
+			return SAM_STAT_CHECK_CONDITION;
+		}
+		if (o->sa_key) {
+			st->regs[o->i].key = o->sa_key;
+		} else {
+			/*
+			 * Unregistered, a registrants only reservation's
+			 * holder releases it, and every other registrant
+			 * hears of it (5.13.11.2.3).
+			 */
+			bool told = reg_holds(st, o->i) &&
+				    (st->type == PR_WE_RO ||
+				     st->type == PR_EA_RO);
+
+			remove_reg(st, o->i);
+			for (j = 0; told && j < st->nr; j++)
+				if (!st->regs[j].gone)
+					ua[j] = UA_RES_RELEASED;
+		}
+	}
+	st->aptpl = o->aptpl;
+	st->generation++;
+	return SAM_STAT_GOOD;
+no_room:
+	/* INSUFFICIENT REGISTRATION RESOURCES */
+	iet_scsi_sense(req, ILLEGAL_REQUEST, 0x55, 0x04);
+	return SAM_STAT_CHECK_CONDITION;
+}
+
+/* RESERVE (5.13.9) */
+static int do_reserve(struct pr_out *o, struct iet_pr_state *st)
+{
+	if (o->i < 0 || o->key != st->regs[o->i].key)
+		return SAM_STAT_RESERVATION_CONFLICT;
+	if (st->reserved)
+		return reg_holds(st, o->i) && st->type == o->type ?
+		       -ENODATA : SAM_STAT_RESERVATION_CONFLICT;
+	st->reserved = true;
+	st->type = o->type;
+	st->regs[o->i].holder = true;
+	return SAM_STAT_GOOD;	/* no new generation, as with RELEASE */
+}
+
+/* RELEASE (5.13.11.2) */
+static int do_release(struct iet_scsi_req *req, struct pr_out *o,
+		      struct iet_pr_state *st, u8 *ua)
+{
+	u32 j;
+
+	if (o->i < 0 || o->key != st->regs[o->i].key)
+		return SAM_STAT_RESERVATION_CONFLICT;
+	if (!reg_holds(st, o->i))
+		return -ENODATA;
+	if (st->type != o->type) {
+		/* INVALID RELEASE OF PERSISTENT RESERVATION */
+		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x26, 0x04);
+		return SAM_STAT_CHECK_CONDITION;
+	}
+	if (type_reg_access(st->type))
+		for (j = 0; j < st->nr; j++)
+			if (j != o->i)
+				ua[j] = UA_RES_RELEASED;
+	release(st);
+	return SAM_STAT_GOOD;	/* persisted, but the same generation */
+}
+
+/* CLEAR (5.13.11.2.6) */
+static int do_clear(struct pr_out *o, struct iet_pr_state *st, u8 *ua)
+{
+	u32 j;
+
+	if (o->i < 0 || o->key != st->regs[o->i].key)
+		return SAM_STAT_RESERVATION_CONFLICT;
+	for (j = 0; j < st->nr; j++) {
+		if (j != o->i)
+			ua[j] = UA_RES_PREEMPTED;
+		st->regs[j].gone = true;
+	}
+	release(st);
+	st->generation++;
+	return SAM_STAT_GOOD;
+}
+
+/* PREEMPT and PREEMPT AND ABORT (5.13.11.2.4, 5.13.11.2.5) */
+static int do_preempt(struct iet_scsi_req *req, struct pr_out *o,
+		      struct iet_pr_state *st, u8 *ua)
+{
+	bool holder_preempted = false, changed;
+	u32 j, removed = 0;
+	int h = -1;
+
+	if (o->i < 0 || o->key != st->regs[o->i].key)
+		return SAM_STAT_RESERVATION_CONFLICT;
+	for (j = 0; st->reserved && j < st->nr; j++)
+		if (st->regs[j].holder)
+			h = j;
+	if (st->reserved && type_all_reg(st->type) && !o->sa_key) {
+		/* Every other registration goes; a new reservation comes. */
+		for (j = 0; j < st->nr; j++) {
+			if (j == o->i)
+				continue;
+			ua[j] = UA_REG_PREEMPTED;
+			st->regs[j].gone = true;
+		}
+		release(st);
+		goto reserve;
+	}
+	if (!o->sa_key) {
+		/* Zero names no holder: INVALID FIELD IN PARAMETER LIST */
+		iet_scsi_invalid_param(req, 8, 7);
+		return SAM_STAT_CHECK_CONDITION;
+	}
+	holder_preempted = h >= 0 && !type_all_reg(st->type) &&
+			   st->regs[h].key == o->sa_key;
+	for (j = 0; j < st->nr; j++) {
+		if (st->regs[j].key != o->sa_key)
+			continue;
+		removed++;
+		/* The preempting nexus keeps its own registration. */
+		if (j == o->i)
+			continue;
+		ua[j] = UA_REG_PREEMPTED;
+		st->regs[j].holder = false;
+		st->regs[j].gone = true;
+	}
+	if (!removed)
+		return SAM_STAT_RESERVATION_CONFLICT;
+	if (!holder_preempted) {
+		/* Registrations only: the reservation stays as it is. */
+		st->generation++;
+		return SAM_STAT_GOOD;
+	}
+	/* Another type: the other registrants' access changed. */
+	changed = st->type != o->type;
+	release(st);
+	for (j = 0; changed && j < st->nr; j++)
+		if (j != o->i && !st->regs[j].gone)
+			ua[j] = UA_RES_RELEASED;
+reserve:
+	st->reserved = true;
+	st->type = o->type;
+	st->regs[o->i].holder = true;
+	st->generation++;
+	return SAM_STAT_GOOD;
+}
+
+/* REGISTER AND MOVE (5.13.8) */
+static int do_move(struct iet_scsi_req *req, struct pr_out *o,
+		   struct iet_pr_state *st)
+{
+	char name[IET_NAME_MAX + 1];
+	struct pr_nexus n;
+	int j;
+
+	if (o->i < 0 || o->key != st->regs[o->i].key || !st->reserved ||
+	    type_all_reg(st->type) || !st->regs[o->i].holder)
+		return SAM_STAT_RESERVATION_CONFLICT;
+	if (!o->sa_key) {
+		iet_scsi_invalid_param(req, 8, 7);
+		return SAM_STAT_CHECK_CONDITION;
+	}
+	if (o->rtpi != IET_RTPI) {
+		iet_scsi_invalid_param(req, 18, 7);
+		return SAM_STAT_CHECK_CONDITION;
+	}
+	if (!parse_tpid(req, o->tpids, o->tpids_len, o->tpids_off, name,
+			&n.isid))
+		return SAM_STAT_CHECK_CONDITION;
+	n.initiator = name;
+	n.rtpi = o->rtpi;
+	/* Not to itself (INVALID FIELD IN PARAMETER LIST). */
+	if (reg_matches(&st->regs[o->i], &n)) {
+		iet_scsi_invalid_param(req, o->tpids_off + 4, 7);
+		return SAM_STAT_CHECK_CONDITION;
+	}
+	j = find_reg(st, &n);
+	if (j < 0) {
+		if (st->nr + 1 > IET_PR_REGS_MAX) {
+			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x55, 0x04);
+			return SAM_STAT_CHECK_CONDITION;
+		}
+		j = st->nr;
+		add_reg(st, &n, o->sa_key, false);
+	} else {
+		st->regs[j].key = o->sa_key;
+	}
+	st->regs[o->i].holder = false;
+	st->regs[j].holder = true;
+	if (o->unreg)
+		st->regs[o->i].gone = true;
+	st->aptpl = o->aptpl;
+	st->generation++;
+	return SAM_STAT_GOOD;
+}
+
+/* PREEMPT AND ABORT: the tasks of the nexuses it preempted. */
+struct abort_which {
+	const struct iet_pr_state *st;
+	const u8 *ua;
+};
+
+static bool preempted_nexus(struct iet_session *session, void *arg)
+{
+	const struct abort_which *w = arg;
+	struct pr_nexus n;
+	u32 i;
+
+	nexus_of(session, &n);
+	for (i = 0; i < w->st->nr; i++)
+		if (w->ua[i] == UA_REG_PREEMPTED &&
+		    reg_matches(&w->st->regs[i], &n))
+			return true;
+	return false;
+}
+
+/* The parameter list, checked field by field against the service action. */
+static bool pr_out_params(struct iet_scsi_req *req, struct pr_out *o,
+			  const u8 *p, u32 len)
+{
+	o->key = get_unaligned_be64(p);
+	o->sa_key = get_unaligned_be64(p + 8);
+	if (o->sa == PRO_REGISTER_MOVE) {
+		o->unreg = p[17] & 0x02;
+		o->aptpl = p[17] & 0x01;
+		o->rtpi = get_unaligned_be16(p + 18);
+		o->tpids_len = get_unaligned_be32(p + 20);
+		o->tpids = p + 24;
+		o->tpids_off = 24;
+		if (o->tpids_len < 4 || 24 + o->tpids_len > len) {
+			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+			return false;
+		}
+		return true;
+	}
+	o->spec_i_pt = p[20] & 0x08;
+	o->all_tg_pt = p[20] & 0x04;
+	o->aptpl = p[20] & 0x01;
+	if (o->spec_i_pt && o->sa != PRO_REGISTER) {
+		iet_scsi_invalid_param(req, 20, 3);
+		return false;
+	}
+	if (!o->spec_i_pt) {
+		if (len != PR_OUT_MIN) {
+			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+			return false;
+		}
+		return true;
+	}
+	o->tpids_len = len >= 28 ? get_unaligned_be32(p + 24) : U32_MAX;
+	o->tpids = p + 28;
+	o->tpids_off = 28;
+	if (o->tpids_len > len - 28) {
+		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+		return false;
+	}
+	return true;
+}
+
+static int pr_out_execute(struct iet_scsi_req *req)
+{
+	struct iet_lun *lun = req->lun;
+	struct iet_pr *pr = &lun->pr;
+	struct pr_out o = { .sa = req->cdb[1] & 0x1f,
+			    .type = req->cdb[2] & 0x0f };
+	struct iet_pr_state *st = NULL;
+	struct abort_which w;
+	int status, nr = 0;
+	bool aborted = false;
+	u8 *p, *ua = NULL;
+
+	p = iet_scsi_param_list(req, PR_OUT_MIN);
+	if (!p)
+		return 0;
+	if (!pr_out_params(req, &o, p, req->buf_len))
+		goto out;
+	if (o.spec_i_pt) {
+		nr = count_tpids(req, &o);
+		if (nr < 0)
+			goto out;
+	}
+	nexus_of(req->nexus, &o.me);
+	mutex_lock(&pr->mutex);
+	/* Another nexus's SPC-2 reservation (SPC-4 5.13.3). */
+	if (pr->scsi2 && pr->scsi2 != req->nexus) {
+		req->status = SAM_STAT_RESERVATION_CONFLICT;
+		goto unlock;
+	}
+	st = state_copy(pr->state, 1 + nr);
+	ua = kzalloc(st ? st->cap : 1, GFP_NOIO);
+	if (!st || !ua) {
+		req->status = SAM_STAT_BUSY;
+		goto unlock;
+	}
+	o.i = find_reg(st, &o.me);
+	switch (o.sa) {
+	case PRO_REGISTER:
+	case PRO_REGISTER_IGNORE:
+		status = do_register(req, &o, st, ua);
+		break;
+	case PRO_RESERVE:
+		status = do_reserve(&o, st);
+		break;
+	case PRO_RELEASE:
+		status = do_release(req, &o, st, ua);
+		break;
+	case PRO_CLEAR:
+		status = do_clear(&o, st, ua);
+		break;
+	case PRO_PREEMPT:
+	case PRO_PREEMPT_ABORT:
+		status = do_preempt(req, &o, st, ua);
+		break;
+	default:	/* PRO_REGISTER_MOVE: the parse let nothing else in */
+		status = do_move(req, &o, st);
+		break;
+	}
+	/* -ENODATA: GOOD, and nothing changes. */
+	if (status == -ENODATA)
+		goto unlock;
+	if (status > 0) {
+		req->status = status;
+		goto unlock;
+	}
+	if ((st->aptpl || pr->persisted) && persist(lun, st)) {
+		/* Not kept as asked: nothing changes. */
+		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x55, 0x04);
+		goto unlock;
+	}
+	notify(req, st, ua);
+	if (o.sa == PRO_PREEMPT_ABORT) {
+		w.st = st;
+		w.ua = ua;
+		iet_scsi_abort_tasks(req, preempted_nexus, &w);
+		aborted = true;
+	}
+	state_compact(st);
+	state_install(pr, st);
+	st = NULL;
+unlock:
+	mutex_unlock(&pr->mutex);
+	state_free(st);
+	kfree(ua);
+out:
+	kfree(p);
+	/*
+	 * PREEMPT AND ABORT ends once the tasks it aborted are gone: the
+	 * last of them completes it. Nothing here may touch req after.
+	 */
+	return aborted && iet_scsi_abort_wait(req) ? IET_ASYNC : 0;
+}
+
+static void pr_out_parse(struct iet_scsi_req *req)
+{
+	u8 sa = req->cdb[1] & 0x1f, scope = req->cdb[2] >> 4;
+	u8 type = req->cdb[2] & 0x0f;
+	u32 len = get_unaligned_be32(req->cdb + 5);
+	bool typed = sa == PRO_RESERVE || sa == PRO_RELEASE ||
+		     sa == PRO_PREEMPT || sa == PRO_PREEMPT_ABORT;
+
+	if (sa > PRO_REGISTER_MOVE)
+		return iet_scsi_invalid_field(req, 1, 4);
+	/* LU_SCOPE only, and the types of Table 177. */
+	if (typed && scope)
+		return iet_scsi_invalid_field(req, 2, 7);
+	if (typed && !type_valid(type))
+		return iet_scsi_invalid_field(req, 2, 3);
+	if (len > PR_OUT_MAX)
+		return iet_scsi_invalid_field(req, 5, 7);
+	req->blocking = true;
+	req->execute = pr_out_execute;
+	req->data_out = true;
+	req->xfer_len = len;
+	req->buf_len = min(len, req->want_write ? req->edtl : 0);
+}
+
+/* ---- the commands ------------------------------------------------------- */
+
+#define CONTROL		0x04	/* NACA, refused: no ACA */
+
+const struct iet_opcode iet_pr_opcodes[] = {
+	{ .op = RESERVE, .len = 6, .timeout = 10, .flags = IET_OP_PR_OWN,
+	  .parse = reserve_parse,
+	  .usage = { RESERVE, 0, 0, 0, 0, CONTROL } },
+	{ .op = RELEASE, .len = 6, .timeout = 10, .flags = IET_OP_PR_OWN,
+	  .parse = reserve_parse,
+	  .usage = { RELEASE, 0, 0, 0, 0, CONTROL } },
+	{ .op = RESERVE_10, .len = 10, .timeout = 10, .flags = IET_OP_PR_OWN,
+	  .parse = reserve_parse,
+	  .usage = { RESERVE_10, 0, 0, 0, 0, 0, 0, 0, 0, CONTROL } },
+	{ .op = RELEASE_10, .len = 10, .timeout = 10, .flags = IET_OP_PR_OWN,
+	  .parse = reserve_parse,
+	  .usage = { RELEASE_10, 0, 0, 0, 0, 0, 0, 0, 0, CONTROL } },
+	{ .op = PERSISTENT_RESERVE_IN, .sa = PRI_READ_KEYS, .len = 10,
+	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,
+	  .parse = pr_in_parse,
+	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff,
+		     CONTROL } },
+	{ .op = PERSISTENT_RESERVE_IN, .sa = PRI_READ_RESERVATION, .len = 10,
+	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,
+	  .parse = pr_in_parse,
+	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff,
+		     CONTROL } },
+	{ .op = PERSISTENT_RESERVE_IN, .sa = PRI_REPORT_CAPS, .len = 10,
+	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,
+	  .parse = pr_in_parse,
+	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff,
+		     CONTROL } },
+	{ .op = PERSISTENT_RESERVE_IN, .sa = PRI_READ_FULL_STATUS, .len = 10,
+	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,
+	  .parse = pr_in_parse,
+	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff,
+		     CONTROL } },
+#define PR_OUT(sa_)							\
+	{ .op = PERSISTENT_RESERVE_OUT, .sa = (sa_), .len = 10,		\
+	  .flags = IET_OP_SA | IET_OP_PR_OWN, .timeout = 10,		\
+	  .parse = pr_out_parse,					\
+	  .usage = { PERSISTENT_RESERVE_OUT, 0x1f, 0xff, 0, 0, 0xff, 0xff,	\
+		     0xff, 0xff, CONTROL } }
+	PR_OUT(PRO_REGISTER),
+	PR_OUT(PRO_RESERVE),
+	PR_OUT(PRO_RELEASE),
+	PR_OUT(PRO_CLEAR),
+	PR_OUT(PRO_PREEMPT),
+	PR_OUT(PRO_PREEMPT_ABORT),
+	PR_OUT(PRO_REGISTER_IGNORE),
+	PR_OUT(PRO_REGISTER_MOVE),
+#undef PR_OUT
+};
+
+const unsigned int iet_pr_nr_opcodes = ARRAY_SIZE(iet_pr_opcodes);

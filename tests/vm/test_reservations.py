@@ -1,0 +1,388 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Reservations from several I_T nexuses through the kernel initiator and
+sg3-utils (sg_persist, sg_raw): every persistent reservation type lets in
+whom SPC-4 says and turns away the rest with RESERVATION CONFLICT; PREEMPT
+AND ABORT fences a registrant (fence_scsi's way) while its writes are in
+flight; REGISTER AND MOVE hands the reservation over; APTPL state survives
+an ietd restart and a module reload, and a torn record falls back to the
+one before; SPC-2 RESERVE / RELEASE ends with its session; a hostile
+parameter list gets its sense and changes nothing."""
+
+import subprocess
+import time
+
+import pytest
+
+from vmlib import initiator as ini
+from vmlib.target import PR_DIR, Lun, Target, iqn, listening
+from vmlib.util import MiB, run, wait_until
+
+IFACES = ["pr0", "pr1", "pr2"]
+# pr2 is another host: another initiator name, not only another ISID.
+OTHER_HOST = "iqn.2024-01.com.example.iet:other-host"
+CONFLICT_EXIT = 24          # sg3-utils' SG_LIB_CAT_RES_CONFLICT
+UA_EXIT = 6                 # SG_LIB_CAT_UNIT_ATTENTION
+ILLEGAL_EXIT = 5            # SG_LIB_CAT_ILLEGAL_REQ
+
+WE, EA, WE_RO, EA_RO, WE_AR, EA_AR = 1, 3, 5, 6, 7, 8
+
+
+@pytest.fixture
+def nexuses(iscsid):
+    """nexuses(target): LUN 0's disk in three sessions to target, one per
+    iface record (three I_T nexuses, the third of another initiator name);
+    all logged out at the end."""
+    ini.make_ifaces(IFACES)
+    ini.iscsiadm("-m", "iface", "-I", IFACES[2], "-o", "update",
+                 "-n", "iface.initiatorname", "-v", OTHER_HOST)
+    targets = []
+
+    def login(target):
+        targets.append(target)
+        ini.login_ifaces(target, IFACES, timeout=300)
+        by_iface = ini.sessions_by_iface(target)
+        disks = [ini.disk_of(by_iface[name], 0) for name in IFACES]
+        run(["udevadm", "settle"], check=False, timeout=60)
+        return disks
+
+    yield login
+    if ini.sysfs_sessions():
+        ini.logout_all(timeout=300)
+    for target in targets:
+        ini.iscsiadm("-m", "node", "-T", target, "-o", "delete", check=False)
+    ini.delete_ifaces(IFACES)
+
+
+def lun_target(ietd, backing, name):
+    target = iqn(name)
+    ietd(Target(target, [Lun(0, str(backing(name, 16 * MiB)))]))
+    return target
+
+
+def persist(dev, *args, check=True):
+    return run(["sg_persist", "-n", *args, dev], check=check, timeout=60)
+
+
+def keys(dev):
+    out = persist(dev, "--in", "--read-keys").stdout
+    return sorted(int(ln.strip(), 16) for ln in out.splitlines()
+                  if ln.strip().startswith("0x"))
+
+
+def reservation(dev):
+    """(key, type) of the reservation, or None."""
+    out = persist(dev, "--in", "--read-reservation").stdout
+    if "NO reservation" in out:
+        return None
+    key = int(out.split("Key=")[1].split()[0], 16)
+    return key, out.split("type:")[1].strip()
+
+
+def scsi(dev, cdb, write=False):
+    """sg_raw's exit status for a one-block command, a unit attention
+    (reported once) retried."""
+    args = ["-s", "512", "-i", "/dev/zero"] if write else ["-r", "512"]
+    for _ in range(4):
+        cp = run(["sg_raw", *args, dev, *cdb.split()], check=False, timeout=60)
+        if cp.returncode != UA_EXIT:
+            return cp.returncode
+    return cp.returncode
+
+
+def can_read(dev):
+    return {0: True, CONFLICT_EXIT: False}[scsi(dev, "28 00 00 00 00 10 00 00 01 00")]
+
+
+def can_write(dev):
+    return {0: True, CONFLICT_EXIT: False}[
+        scsi(dev, "2a 00 00 00 00 10 00 00 01 00", write=True)]
+
+
+def full_status(dev):
+    """READ FULL STATUS, all of it, parsed: [(key, all_tg_pt, holder,
+    type, rtpi, TransportID text)]."""
+    f = PR_DIR.parent / "iet-prin.bin"
+    run(["sg_raw", "-r", "65535", "-o", str(f), dev,
+         *"5e 03 00 00 00 00 00 ff ff 00".split()], timeout=60)
+    d = f.read_bytes()
+    length = int.from_bytes(d[4:8], "big")
+    assert length + 8 == len(d), f"ADDITIONAL LENGTH {length}, {len(d)} bytes came"
+    out, off = [], 8
+    while off < len(d):
+        key = int.from_bytes(d[off:off + 8], "big")
+        tlen = int.from_bytes(d[off + 20:off + 24], "big")
+        tid = d[off + 24:off + 24 + tlen]
+        assert tid[0] & 0x0f == 5, tid.hex()            # iSCSI
+        out.append((key, bool(d[off + 12] & 2), bool(d[off + 12] & 1), d[off + 13],
+                    int.from_bytes(d[off + 18:off + 20], "big"),
+                    tid[4:].split(b"\0")[0].decode()))
+        off += 24 + tlen
+    return out
+
+
+def tpid_of(dev, key):
+    """The TransportID READ FULL STATUS gives the registration of key."""
+    [tid] = [t for k, _, _, _, _, t in full_status(dev) if k == key]
+    return tid
+
+
+def drain_ua(dev):
+    scsi(dev, "00 00 00 00 00 00")
+
+
+# SPC-4 5.13.1, Table 63 and SBC-3 Table 13: (read, write) for a registered
+# non-holder and for an unregistered nexus, by type.
+ACCESS = {
+    WE: ((True, False), (True, False)),
+    EA: ((False, False), (False, False)),
+    WE_RO: ((True, True), (True, False)),
+    EA_RO: ((True, True), (False, False)),
+    WE_AR: ((True, True), (True, False)),
+    EA_AR: ((True, True), (False, False)),
+}
+
+
+def test_each_reservation_type_admits_whom_spc4_says(ietd, backing, nexuses):
+    a, b, c = nexuses(lun_target(ietd, backing, "pr-types"))
+    persist(a, "--out", "--register", "--param-sark=a")
+    persist(b, "--out", "--register", "--param-sark=b")
+    assert keys(c) == [0xa, 0xb]
+    for t, (registered, unregistered) in ACCESS.items():
+        persist(a, "--out", "--reserve", "--param-rk=a", f"--prout-type={t}")
+        held = reservation(c)
+        # An all registrants reservation has no one key (5.13.10).
+        assert held and held[0] == (0 if t in (WE_AR, EA_AR) else 0xa), (t, held)
+        assert (can_read(a), can_write(a)) == (True, True), t
+        assert (can_read(b), can_write(b)) == registered, t
+        assert (can_read(c), can_write(c)) == unregistered, t
+        # TEST UNIT READY and PERSISTENT RESERVE IN pass any reservation.
+        assert scsi(c, "00 00 00 00 00 00") == 0
+        # Another type while it holds one: conflict; release with the
+        # wrong type: INVALID RELEASE OF PERSISTENT RESERVATION.
+        other = WE if t != WE else EA
+        cp = persist(a, "--out", "--reserve", "--param-rk=a", f"--prout-type={other}",
+                     check=False)
+        assert cp.returncode == CONFLICT_EXIT, (t, cp.stdout, cp.stderr)
+        cp = persist(a, "--out", "--release", "--param-rk=a", f"--prout-type={other}",
+                     check=False)
+        assert cp.returncode == ILLEGAL_EXIT, (t, cp.stdout, cp.stderr)
+        persist(a, "--out", "--release", "--param-rk=a", f"--prout-type={t}")
+        assert reservation(c) is None
+        for d in (a, b, c):
+            drain_ua(d)
+        assert (can_read(c), can_write(c)) == (True, True), t
+    # The unregistered nexus cannot reserve, nor release with a made-up key.
+    cp = persist(c, "--out", "--reserve", "--param-rk=c", "--prout-type=1", check=False)
+    assert cp.returncode == CONFLICT_EXIT
+    persist(a, "--out", "--register", "--param-rk=a", "--param-sark=0")
+    persist(b, "--out", "--register-ignore", "--param-sark=0")
+    assert keys(c) == []
+
+
+def test_preempt_and_abort_fences_a_registrant_with_writes_in_flight(ietd, backing, nexuses):
+    a, b, c = nexuses(lun_target(ietd, backing, "pr-fence"))
+    # fence_scsi: each node registers its key, one reserves write
+    # exclusive registrants only, the survivor preempts the other.
+    persist(a, "--out", "--register", "--param-sark=a1")
+    persist(b, "--out", "--register", "--param-sark=b2")
+    persist(a, "--out", "--reserve", "--param-rk=a1", "--prout-type=5")
+    assert can_write(a) and can_write(b) and not can_write(c)
+    writer = subprocess.Popen(
+        ["sh", "-c", f"while dd if=/dev/zero of={a} bs=64k count=64 oflag=direct "
+                     "status=none; do :; done"], stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(2)
+        persist(b, "--out", "--preempt-abort", "--param-rk=b2", "--param-sark=a1",
+                "--prout-type=5")
+        assert keys(c) == [0xb2]
+        assert reservation(c) == (0xb2, "Write Exclusive, registrants only")
+        # The fenced node's writes fail with RESERVATION CONFLICT.
+        writer.wait(timeout=120)
+    finally:
+        if writer.poll() is None:
+            writer.kill()
+            writer.wait()
+    assert not can_write(a)
+    assert can_write(b)
+    # READ FULL STATUS names the holder's initiator port.
+    [(key, all_tg_pt, holder, t, rtpi, tid)] = full_status(c)
+    assert (key, all_tg_pt, holder, t, rtpi) == (0xb2, False, True, 5, 1)
+    assert tid.startswith(ini.initiator_name() + ",i,0x") and len(tid.split(",i,0x")[1]) == 12
+    assert "Key=0xb2" in persist(c, "--in", "--read-full-status").stdout
+    persist(b, "--out", "--clear", "--param-rk=b2")
+    assert keys(c) == [] and reservation(c) is None
+
+
+def test_register_and_move_hands_the_reservation_over(ietd, backing, nexuses):
+    a, b, c = nexuses(lun_target(ietd, backing, "pr-move"))
+    persist(b, "--out", "--register", "--param-sark=1b")
+    tid = tpid_of(c, 0x1b)          # b's initiator port: name and ISID
+    persist(b, "--out", "--register", "--param-rk=1b", "--param-sark=0")
+    persist(a, "--out", "--register", "--param-sark=a")
+    persist(a, "--out", "--reserve", "--param-rk=a", "--prout-type=1")
+    assert tpid_of(c, 0xa) != tid
+    persist(a, "--out", "--register-move", "--param-rk=a", "--param-sark=b",
+            "--prout-type=1", "--relative-target-port=1", f"--transport-id={tid}")
+    assert reservation(c) == (0xb, "Write Exclusive")
+    assert can_write(b) and not can_write(a)
+    assert sorted(k for k, *_ in full_status(c)) == [0xa, 0xb]
+    # To itself: INVALID FIELD IN PARAMETER LIST; by a non-holder: conflict.
+    cp = persist(b, "--out", "--register-move", "--param-rk=b", "--param-sark=c",
+                 "--prout-type=1", "--relative-target-port=1", f"--transport-id={tid}",
+                 check=False)
+    assert cp.returncode == ILLEGAL_EXIT, cp.stdout + cp.stderr
+    cp = persist(a, "--out", "--register-move", "--param-rk=a", "--param-sark=c",
+                 "--prout-type=1", "--relative-target-port=1", f"--transport-id={tid}",
+                 check=False)
+    assert cp.returncode == CONFLICT_EXIT, cp.stdout + cp.stderr
+    persist(b, "--out", "--clear", "--param-rk=b")
+
+
+def test_spc2_reserve_ends_with_its_session(ietd, backing, nexuses):
+    a, b, c = nexuses(lun_target(ietd, backing, "pr-spc2"))
+    assert scsi(a, "16 00 00 00 00 00") == 0            # RESERVE(6)
+    assert scsi(a, "16 00 00 00 00 00") == 0            # again: GOOD
+    assert not can_write(b) and not can_read(b)
+    assert scsi(b, "16 00 00 00 00 00") == CONFLICT_EXIT
+    assert scsi(b, "17 00 00 00 00 00") == 0            # RELEASE: does nothing
+    assert not can_write(b)
+    assert scsi(b, "12 00 00 00 24 00") == 0            # INQUIRY passes
+    # The holder's session ends: so does its reservation (nexus loss).
+    ini.iscsiadm("-m", "node", "-T", iqn("pr-spc2"), "-I", IFACES[0], "--logout")
+    assert can_write(b) and can_read(c)
+    # With registrations present, RESERVE conflicts (SPC-4 5.13.3).
+    persist(b, "--out", "--register", "--param-sark=b")
+    assert scsi(c, "16 00 00 00 00 00") == CONFLICT_EXIT
+    persist(b, "--out", "--register", "--param-rk=b", "--param-sark=0")
+
+
+def records():
+    return sorted(p.name for p in PR_DIR.glob("*.[ab]"))
+
+
+def test_aptpl_survives_ietd_restart_and_module_reload_and_a_torn_record(
+        kmod, ietd, backing, nexuses):
+    for p in PR_DIR.glob("*"):
+        p.unlink()
+    name = iqn("pr-aptpl")
+    image = str(backing("pr-aptpl", 16 * MiB))
+    target = Target(name, [Lun(0, image)])
+    d = ietd(target)
+    a, b, c = nexuses(name)
+    persist(a, "--out", "--register", "--param-sark=a", "--param-aptpl")
+    persist(a, "--out", "--reserve", "--param-rk=a", "--prout-type=3")
+    # Two records: the registration, then with the reservation.
+    assert len(records()) == 2, records()
+    out = persist(c, "--in", "--report-capabilities").stdout
+    assert "Persist Through Power Loss Active(PTPL_A): 1" in out, out
+
+    # ietd goes and comes back: the kernel kept it all by itself.
+    d.proc.kill()
+    d.proc.wait(10)
+    d.proc = None
+    wait_until(lambda: not listening(3260), 10, "ietd's port to close")
+    d = ietd(target)
+    assert keys(c) == [0xa] and reservation(c) == (0xa, "Exclusive Access")
+
+    def reload():
+        ini.logout_all(timeout=300)
+        d.stop()
+        kmod.unload()
+        kmod.load()
+        new = ietd(target)
+        disks = nexuses(name)
+        return new, disks
+
+    # open-iscsi's sessions come back with ISIDs of their own: the
+    # registration, kept for the initiator port that made it, gives none
+    # of them access; READ FULL STATUS still names that port.
+    port = tpid_of(c, 0xa)
+    d, [a, b, c] = reload()
+    assert keys(c) == [0xa] and reservation(c) == (0xa, "Exclusive Access")
+    assert tpid_of(c, 0xa) == port
+    assert not can_write(a) and not can_read(b)
+
+    # A torn newest record: the one before it (no reservation) is the state.
+    newest = max(PR_DIR.glob("*.[ab]"), key=lambda p: p.stat().st_mtime)
+    data = newest.read_bytes()
+    newest.write_bytes(data[:len(data) // 2])
+    d, [a, b, c] = reload()
+    assert keys(c) == [0xa] and reservation(c) is None
+    assert can_write(a) and can_write(b)
+
+    # APTPL=0 from now on: nothing is kept through the next reload.
+    persist(a, "--out", "--register", "--param-sark=c", "--param-aptpl")
+    persist(a, "--out", "--register", "--param-rk=c", "--param-sark=c")
+    out = persist(c, "--in", "--report-capabilities").stdout
+    assert "Persist Through Power Loss Active(PTPL_A): 0" in out, out
+    d, [a, b, c] = reload()
+    assert keys(c) == []
+
+
+def pr_out(dev, sa, plist, tp=0, length=None):
+    """PERSISTENT RESERVE OUT of the bytes plist through sg_raw; its exit
+    status and output."""
+    n = len(plist) if length is None else length
+    cdb = [0x5f, sa, tp, 0, 0] + list(n.to_bytes(4, "big")) + [0]
+    f = PR_DIR.parent / "iet-prout.bin"
+    f.write_bytes(plist)
+    cp = run(["sg_raw", "-s", str(len(plist)), "-i", str(f), dev,
+              *(f"{x:02x}" for x in cdb)], check=False, timeout=60)
+    return cp.returncode, cp.stdout + cp.stderr
+
+
+def basic(rk=0, sark=0, flags=0):
+    return rk.to_bytes(8, "big") + sark.to_bytes(8, "big") + bytes(4) + bytes([flags, 0, 0, 0])
+
+
+def tpid(name):
+    body = name.encode() + b"\0"
+    body += bytes(-len(body) % 4)
+    return bytes([0x45, 0]) + len(body).to_bytes(2, "big") + body
+
+
+def test_hostile_parameter_lists_get_their_sense_and_change_nothing(ietd, backing, nexuses):
+    a, _, c = nexuses(lun_target(ietd, backing, "pr-hostile"))
+    cases = {
+        "short list": (0, basic(sark=1)[:20], "Parameter list length error"),
+        "long list": (0, basic(sark=1) + bytes(4), "Parameter list length error"),
+        "SPEC_I_PT on RESERVE": (1, basic(rk=1, flags=0x08), "Invalid field in parameter list"),
+        "TransportIDs past the list": (
+            0, basic(sark=1, flags=0x08) + (400).to_bytes(4, "big") + tpid("iqn.x"),
+            "Parameter list length error"),
+        "a TransportID of another protocol": (
+            0, basic(sark=1, flags=0x08) + (24).to_bytes(4, "big")
+            + bytes([0x01, 0, 0, 20]) + bytes(20), "Invalid field in parameter list"),
+        "a TransportID without its NUL": (
+            0, basic(sark=1, flags=0x08) + (24).to_bytes(4, "big")
+            + bytes([0x05, 0, 0, 20]) + b"i" * 20, "Invalid field in parameter list"),
+        "an ISID that is no number": (
+            0, basic(sark=1, flags=0x08) + (28).to_bytes(4, "big")
+            + tpid("iqn.a,i,0xzz3d00000001"), "Invalid field in parameter list"),
+        "service action 9": (9, basic(sark=1), "Invalid field in cdb"),
+    }
+    for what, (sa, plist, sense) in cases.items():
+        rc, out = pr_out(a, sa, plist, tp=1 if sa in (1, 2, 4, 5) else 0)
+        assert rc == ILLEGAL_EXIT and sense.lower() in out.lower(), f"{what}: {rc}\n{out}"
+        assert keys(c) == [], what
+    # A bad type, and a scope other than LU_SCOPE.
+    rc, out = pr_out(a, 1, basic(rk=1), tp=0x02)
+    assert rc == ILLEGAL_EXIT and "invalid field in cdb" in out.lower(), out
+    rc, out = pr_out(a, 1, basic(rk=1), tp=0x21)
+    assert rc == ILLEGAL_EXIT and "invalid field in cdb" in out.lower(), out
+    # 129 registrations asked at once: more than a LUN keeps.
+    ids = b"".join(tpid(f"iqn.2024-01.com.example:flood{i},i,0x00023d{i:06x}")
+                   for i in range(128))
+    rc, out = pr_out(a, 0, basic(sark=7, flags=0x08) + len(ids).to_bytes(4, "big") + ids)
+    assert rc == ILLEGAL_EXIT and "insufficient registration resources" in out.lower(), out
+    assert keys(c) == []
+    # 127 more fit, and READ FULL STATUS lists all 128.
+    ids = b"".join(tpid(f"iqn.2024-01.com.example:flood{i},i,0x00023d{i:06x}")
+                   for i in range(127))
+    rc, out = pr_out(a, 0, basic(sark=7, flags=0x08) + len(ids).to_bytes(4, "big") + ids)
+    assert rc == 0, out
+    assert keys(c) == [7] * 128
+    status = full_status(c)
+    assert len(status) == 128 and {k for k, *_ in status} == {7}
+    assert len({t for *_, t in status}) == 128
+    persist(a, "--out", "--clear", "--param-rk=7")
