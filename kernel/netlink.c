@@ -84,6 +84,8 @@ static const struct nla_policy iet_policy[IET_A_MAX + 1] = {
 	[IET_A_LUN_ROTATION_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32,
 							  &rotation_range),
 	[IET_A_LUN_THIN] = NLA_POLICY_MAX(NLA_U32, 1),
+	[IET_A_PR_CLEAR] = NLA_POLICY_RANGE(NLA_U32, IET_PR_RELEASE,
+					    __IET_PR_CLEAR_MAX - 1),
 };
 
 enum {
@@ -557,6 +559,72 @@ static int lun_del(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/* The LUN a request names (a reference), or NULL with the reason said. */
+static struct iet_lun *req_lun(struct genl_info *info)
+{
+	struct iet_target *target = req_target(info);
+	struct iet_lun *lun;
+
+	if (!target || GENL_REQ_ATTR_CHECK(info, IET_A_LUN))
+		return NULL;
+	lun = iet_lun_get(target, nla_get_u32(info->attrs[IET_A_LUN]));
+	if (!lun)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IET_A_LUN],
+				    "no such LUN");
+	return lun;
+}
+
+/* Room for a LUN's reservations: every registration at its longest. */
+#define PR_MSG_SIZE	(NLMSG_GOODSIZE + IET_PR_REGS_MAX * \
+			 (nla_total_size(0) + nla_total_size_64bit(8) * 2 + \
+			  nla_total_size(IET_NAME_MAX + 1) + \
+			  nla_total_size(4) * 2))
+
+static int pr_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iet_lun *lun = req_lun(info);
+	struct sk_buff *msg;
+	void *hdr;
+	int ret = -EMSGSIZE;
+
+	if (!lun)
+		return -ENOENT;
+	msg = genlmsg_new(PR_MSG_SIZE, GFP_KERNEL);
+	if (!msg) {
+		iet_lun_put(lun);
+		return -ENOMEM;
+	}
+	hdr = genlmsg_put_reply(msg, info, &iet_family, 0, IET_CMD_PR_GET);
+	if (hdr && !nla_put_u32(msg, IET_A_TID, lun->target->tid) &&
+	    !nla_put_u32(msg, IET_A_LUN, lun->lun) && !iet_pr_fill(msg, lun)) {
+		genlmsg_end(msg, hdr);
+		ret = genlmsg_reply(msg, info);
+		msg = NULL;
+	}
+	nlmsg_free(msg);
+	iet_lun_put(lun);
+	return ret;
+}
+
+static int pr_clear(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iet_lun *lun;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, IET_A_PR_CLEAR))
+		return -EINVAL;
+	lun = req_lun(info);
+	if (!lun)
+		return -ENOENT;
+	ret = iet_pr_admin_clear(lun, nla_get_u32(info->attrs[IET_A_PR_CLEAR]) ==
+				 IET_PR_CLEAR_ALL);
+	if (ret && ret != -ENOMEM)
+		NL_SET_ERR_MSG(info->extack,
+			       "the LUN's state could not be kept through power loss (pr_dir)");
+	iet_lun_put(lun);
+	return ret;
+}
+
 static int session_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct iet_target *target = req_target(info);
@@ -718,6 +786,14 @@ static const struct genl_small_ops iet_ops[] = {
 		.flags = GENL_ADMIN_PERM,
 		.internal_flags = UNLOCKED,
 		.doit = conn_del,
+	}, {
+		.cmd = IET_CMD_PR_GET,
+		.flags = GENL_ADMIN_PERM,
+		.doit = pr_get,
+	}, {
+		.cmd = IET_CMD_PR_CLEAR,
+		.flags = GENL_ADMIN_PERM,
+		.doit = pr_clear,
 	},
 };
 

@@ -309,24 +309,24 @@ static void state_install(struct iet_pr *pr, struct iet_pr_state *st)
 /*
  * REGISTRATIONS PREEMPTED, RESERVATIONS RELEASED and the like, for the
  * sessions of the registrations marked with one (ua[i], the ASCQ), except
- * the session that caused them.
+ * the session that caused them (if any).
  */
-static void notify(struct iet_scsi_req *req, const struct iet_pr_state *st,
-		   const u8 *ua)
+static void notify(struct iet_lun *lun, struct iet_session *except,
+		   const struct iet_pr_state *st, const u8 *ua)
 {
-	struct iet_target *target = req->lun->target;
+	struct iet_target *target = lun->target;
 	struct iet_session *session;
 	struct pr_nexus n;
 	u32 i;
 
 	mutex_lock(&target->lock);
 	list_for_each_entry(session, &target->sessions, list) {
-		if (session == req->nexus)
+		if (session == except)
 			continue;
 		nexus_of(session, &n);
 		for (i = 0; i < st->nr; i++) {
 			if (ua[i] && reg_matches(&st->regs[i], &n)) {
-				iet_ua_add_session(session, req->lun_id, 0x2a,
+				iet_ua_add_session(session, lun->lun, 0x2a,
 						   ua[i]);
 				break;
 			}
@@ -495,8 +495,8 @@ bad:
 	return NULL;
 }
 
-/* The newest whole record becomes the state (in a work: kernel creds). */
-static int restore(struct iet_lun *lun)
+/* The newest whole record becomes the state (as_kernel()). */
+static int restore(struct iet_lun *lun, unsigned long unused)
 {
 	struct iet_pr *pr = &lun->pr;
 	struct pr_file *a = read_record(lun, 'a'), *b = read_record(lun, 'b');
@@ -560,17 +560,36 @@ out:
 	return ret;
 }
 
-struct restore_work {
+/*
+ * Run fn(lun, arg) in a work item, waited for: files under pr_dir are then
+ * opened with the kernel's credentials and root, whoever asked.
+ */
+struct kernel_work {
 	struct work_struct work;
 	struct iet_lun *lun;
+	int (*fn)(struct iet_lun *lun, unsigned long arg);
+	unsigned long arg;
 	int ret;
 };
 
-static void restore_fn(struct work_struct *work)
+static void kernel_work_fn(struct work_struct *work)
 {
-	struct restore_work *w = container_of(work, struct restore_work, work);
+	struct kernel_work *w = container_of(work, struct kernel_work, work);
 
-	w->ret = restore(w->lun);
+	w->ret = w->fn(w->lun, w->arg);
+}
+
+static int as_kernel(struct iet_lun *lun,
+		     int (*fn)(struct iet_lun *lun, unsigned long arg),
+		     unsigned long arg)
+{
+	struct kernel_work w = { .lun = lun, .fn = fn, .arg = arg };
+
+	INIT_WORK_ONSTACK(&w.work, kernel_work_fn);
+	iet_queue_work(&w.work);
+	flush_work(&w.work);
+	destroy_work_on_stack(&w.work);
+	return w.ret;
 }
 
 /* ---- the LUN's life ----------------------------------------------------- */
@@ -578,7 +597,6 @@ static void restore_fn(struct work_struct *work)
 int iet_pr_init(struct iet_lun *lun)
 {
 	struct iet_pr *pr = &lun->pr;
-	struct restore_work w = { .lun = lun };
 
 	mutex_init(&pr->mutex);
 	spin_lock_init(&pr->lock);
@@ -586,16 +604,8 @@ int iet_pr_init(struct iet_lun *lun)
 	pr->state = state_alloc(0);
 	if (!pr->state)
 		return -ENOMEM;
-	/*
-	 * Restored before the LUN takes a command; read by a work item so
-	 * that the files are found with the kernel's credentials and root,
-	 * whoever asked for the LUN.
-	 */
-	INIT_WORK_ONSTACK(&w.work, restore_fn);
-	iet_queue_work(&w.work);
-	flush_work(&w.work);
-	destroy_work_on_stack(&w.work);
-	return w.ret;
+	/* Restored before the LUN takes a command. */
+	return as_kernel(lun, restore, 0);
 }
 
 void iet_pr_destroy(struct iet_lun *lun)
@@ -1284,7 +1294,7 @@ static int pr_out_execute(struct iet_scsi_req *req)
 		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x55, 0x04);
 		goto unlock;
 	}
-	notify(req, st, ua);
+	notify(lun, req->nexus, st, ua);
 	if (o.sa == PRO_PREEMPT_ABORT) {
 		w.st = st;
 		w.ua = ua;
@@ -1329,6 +1339,116 @@ static void pr_out_parse(struct iet_scsi_req *req)
 	req->data_out = true;
 	req->xfer_len = len;
 	req->buf_len = min(len, req->want_write ? req->edtl : 0);
+}
+
+/* ---- what the administrator sees and does (netlink.c) ------------------- */
+
+/* IET_CMD_PR_GET's attributes for the LUN. */
+int iet_pr_fill(struct sk_buff *skb, struct iet_lun *lun)
+{
+	struct iet_pr *pr = &lun->pr;
+	const struct iet_pr_state *st;
+	struct nlattr *regs, *reg;
+	int ret = -EMSGSIZE;
+	u32 i;
+
+	mutex_lock(&pr->mutex);
+	st = pr->state;
+	if (nla_put_u32(skb, IET_A_PR_GENERATION, st->generation) ||
+	    nla_put_u32(skb, IET_A_PR_APTPL, st->aptpl) ||
+	    (st->reserved && nla_put_u32(skb, IET_A_PR_TYPE, st->type)) ||
+	    (pr->scsi2 && nla_put_u64_64bit(skb, IET_A_SID, pr->scsi2->sid,
+					    IET_A_PAD)))
+		goto out;
+	regs = nla_nest_start(skb, IET_A_PR_REGS);
+	if (!regs)
+		goto out;
+	for (i = 0; i < st->nr; i++) {
+		const struct iet_pr_reg *r = &st->regs[i];
+
+		reg = nla_nest_start(skb, IET_A_PR_REG);
+		if (!reg ||
+		    nla_put_u64_64bit(skb, IET_A_PR_KEY, r->key, IET_A_PAD) ||
+		    nla_put_string(skb, IET_A_INITIATOR_NAME, r->initiator) ||
+		    (r->isid != IET_PR_ANY_ISID &&
+		     nla_put_u64_64bit(skb, IET_A_PR_ISID, r->isid,
+				       IET_A_PAD)) ||
+		    nla_put_u32(skb, IET_A_PR_RTPI, r->all_tg_pt ? 0 : r->rtpi) ||
+		    (reg_holds(st, i) && nla_put_flag(skb, IET_A_PR_HOLDER)))
+			goto out;
+		nla_nest_end(skb, reg);
+	}
+	nla_nest_end(skb, regs);
+	ret = 0;
+out:
+	mutex_unlock(&pr->mutex);
+	return ret;
+}
+
+/*
+ * A reservation an initiator left behind (a dead cluster node's), ended
+ * by the administrator: the reservations, or everything. The registrants
+ * hear of it as of a RELEASE (RESERVATIONS RELEASED) or a CLEAR
+ * (RESERVATIONS PREEMPTED).
+ */
+static int admin_clear(struct iet_lun *lun, unsigned long all)
+{
+	struct iet_pr *pr = &lun->pr;
+	struct iet_pr_state *st;
+	bool reserved, scsi2;
+	u32 i, nr;
+	u8 *ua;
+	int ret = 0;
+
+	mutex_lock(&pr->mutex);
+	st = state_copy(pr->state, 1);
+	ua = kzalloc(st ? st->cap : 1, GFP_KERNEL);
+	if (!st || !ua) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	nr = st->nr;
+	reserved = st->reserved;
+	for (i = 0; i < st->nr; i++) {
+		if (all) {
+			ua[i] = UA_RES_PREEMPTED;
+			st->regs[i].gone = true;
+		} else if (reserved) {
+			ua[i] = UA_RES_RELEASED;
+		}
+	}
+	release(st);
+	if (all && nr)
+		st->generation++;
+	if ((st->aptpl || pr->persisted) && (reserved || (all && nr))) {
+		ret = persist(lun, st);
+		if (ret)
+			goto out;
+	}
+	notify(lun, NULL, st, ua);
+	state_compact(st);
+	state_install(pr, st);
+	st = NULL;
+	scsi2 = pr->scsi2;
+	scsi2_release(pr);
+	pr_notice("target %u lun %u: the administrator ended %s%s%s%s\n",
+		  lun->target->tid, lun->lun,
+		  reserved ? "the persistent reservation" : "",
+		  reserved && scsi2 ? " and " : "",
+		  scsi2 ? "an SPC-2 reservation" : "",
+		  all && nr ? (reserved || scsi2 ? " and every registration" :
+			       "every registration") :
+		  reserved || scsi2 ? "" : "nothing: none was held");
+out:
+	mutex_unlock(&pr->mutex);
+	state_free(st);
+	kfree(ua);
+	return ret;
+}
+
+int iet_pr_admin_clear(struct iet_lun *lun, bool all)
+{
+	return as_kernel(lun, admin_clear, all);
 }
 
 /* ---- the commands ------------------------------------------------------- */

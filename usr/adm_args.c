@@ -51,6 +51,9 @@ void adm_usage(FILE *f)
 "  --op delete --tid=N                         delete a target without sessions\n"
 "  --op update --tid=N --params K=V,...        change parameters (new sessions)\n"
 "  --op update --tid=N --redirect=ADDR[:PORT]  redirect new logins (\"\": stop)\n"
+"  --op update --tid=N --lun=L --params Reservations=release|clear\n"
+"                                              end a LUN's reservations (clear:\n"
+"                                              its registrations too)\n"
 "  --op new --tid=N --lun=L --params Path=P,Type=fileio|nullio,...\n"
 "  --op delete --tid=N --lun=L                 remove a LUN\n"
 "  --op delete --tid=N --sid=S --cid=C         close a connection\n"
@@ -125,7 +128,8 @@ static const struct {
 		 CTL_F_PARAMS },
 	{ "delete", CTL_F_TID | CTL_F_TARGET | CTL_F_SID | CTL_F_CID |
 		    CTL_F_LUN | CTL_F_USER | CTL_F_PARAMS },
-	{ "update", CTL_F_TID | CTL_F_TARGET | CTL_F_PARAMS | CTL_F_REDIRECT },
+	{ "update", CTL_F_TID | CTL_F_TARGET | CTL_F_LUN | CTL_F_PARAMS |
+		    CTL_F_REDIRECT },
 	{ "show", CTL_F_TID | CTL_F_TARGET | CTL_F_SID | CTL_F_CID |
 		  CTL_F_LUN | CTL_F_USER | CTL_F_JSON },
 	{ "reload", CTL_F_DRYRUN },

@@ -272,6 +272,11 @@ static int session_msg(const struct nlmsghdr *nlh, void *data)
 	return cb_result(kreply_session(nlh, data));
 }
 
+static int pr_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return cb_result(kreply_pr(nlh, data));
+}
+
 /* A request's buffer: room for the largest, aligned for its header. */
 typedef union {
 	struct nlmsghdr h;
@@ -340,6 +345,28 @@ int kernel_lun_del(uint32_t tid, uint32_t lun)
 
 	return send_built(kmsg_lun_del(&buf, sizeof(buf), to(), tid, lun), &buf,
 			  NULL, NULL);
+}
+
+int kernel_pr_get(uint32_t tid, uint32_t lun, struct kpr *pr)
+{
+	reqbuf buf;
+	int ret;
+
+	memset(pr, 0, sizeof(*pr));
+	ret = send_built(kmsg_pr_get(&buf, sizeof(buf), to(), tid, lun), &buf,
+			 pr_msg, pr);
+	if (ret)
+		kpr_free(pr);
+	return ret;
+}
+
+int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all)
+{
+	reqbuf buf;
+
+	return send_built(kmsg_pr_clear(&buf, sizeof(buf), to(), tid, lun,
+					all ? IET_PR_CLEAR_ALL : IET_PR_RELEASE),
+			  &buf, NULL, NULL);
 }
 
 int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,

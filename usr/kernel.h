@@ -49,6 +49,27 @@ struct ktarget {
 	size_t nr_sessions;
 };
 
+/* A registration of a LUN's persistent reservations. */
+struct kpr_reg {
+	uint64_t key;
+	char initiator[IET_NAME_MAX + 1];
+	bool any_isid;			/* every initiator port of the name */
+	uint64_t isid;
+	uint32_t rtpi;			/* relative target port, 0: all */
+	bool holder;			/* holds or shares the reservation */
+};
+
+/* A LUN's reservations (SPC-4 5.13). */
+struct kpr {
+	uint32_t generation;
+	bool aptpl;			/* kept through power loss */
+	uint32_t type;			/* 0: no persistent reservation */
+	bool spc2;			/* an SPC-2 RESERVE holds the LUN */
+	uint64_t spc2_sid;		/* its session */
+	struct kpr_reg *regs;
+	size_t nr_regs;
+};
+
 /* Everything the kernel holds, read back in one go. */
 struct kstate {
 	struct ktarget *targets;
@@ -99,6 +120,12 @@ int kernel_conn_del(uint32_t tid, uint64_t sid, uint16_t cid);
 
 int kernel_dump(struct kstate *st);
 void kstate_free(struct kstate *st);
+
+/* A LUN's reservations; kpr_free() them. */
+int kernel_pr_get(uint32_t tid, uint32_t lun, struct kpr *pr);
+void kpr_free(struct kpr *pr);
+/* End the reservations of a LUN (all: its registrations too). */
+int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all);
 
 /* The kernel's last extended-ack message, or "" */
 const char *kernel_errmsg(void);

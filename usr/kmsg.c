@@ -173,6 +173,29 @@ int kmsg_lun_del(void *buf, size_t len, const struct kmsg_to *to,
 	return done(&m);
 }
 
+int kmsg_pr_get(void *buf, size_t len, const struct kmsg_to *to,
+		uint32_t tid, uint32_t lun)
+{
+	struct mb m;
+
+	iet_start(&m, buf, len, to, IET_CMD_PR_GET, NLM_F_ACK);
+	put_u32(&m, IET_A_TID, tid);
+	put_u32(&m, IET_A_LUN, lun);
+	return done(&m);
+}
+
+int kmsg_pr_clear(void *buf, size_t len, const struct kmsg_to *to,
+		  uint32_t tid, uint32_t lun, uint32_t clear)
+{
+	struct mb m;
+
+	iet_start(&m, buf, len, to, IET_CMD_PR_CLEAR, NLM_F_ACK);
+	put_u32(&m, IET_A_TID, tid);
+	put_u32(&m, IET_A_LUN, lun);
+	put_u32(&m, IET_A_PR_CLEAR, clear);
+	return done(&m);
+}
+
 int kmsg_session_new(void *buf, size_t len, const struct kmsg_to *to,
 		     uint32_t tid, uint64_t sid, const char *initiator,
 		     uint32_t exp_cmdsn, const uint32_t *keys)

@@ -74,6 +74,11 @@ int kmsg_conn_new(void *buf, size_t len, const struct kmsg_to *to,
 		  uint32_t statsn, const uint32_t *keys);
 int kmsg_conn_del(void *buf, size_t len, const struct kmsg_to *to,
 		  uint32_t tid, uint64_t sid, uint16_t cid);
+int kmsg_pr_get(void *buf, size_t len, const struct kmsg_to *to,
+		uint32_t tid, uint32_t lun);
+/* clear: enum iet_pr_clear */
+int kmsg_pr_clear(void *buf, size_t len, const struct kmsg_to *to,
+		  uint32_t tid, uint32_t lun, uint32_t clear);
 /* A dump of cmd (IET_CMD_*_GET); tid 0 leaves the TID out. */
 int kmsg_dump(void *buf, size_t len, const struct kmsg_to *to, uint8_t cmd,
 	      uint32_t tid);

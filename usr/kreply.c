@@ -234,6 +234,49 @@ int kreply_session(const struct nlmsghdr *nlh, struct ktarget *t)
 }
 
 
+static int pr_reg_attr(const struct nlattr *attr, struct kpr *pr)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct kpr_reg *arr, *r;
+
+	if (mnl_attr_get_type(attr) != IET_A_PR_REG)
+		return 0;
+	parse_nest(attr, tb, IET_A_MAX);
+	arr = push(pr->regs, &pr->nr_regs, sizeof(*arr));
+	if (!arr)
+		return -ENOMEM;
+	pr->regs = arr;
+	r = &arr[pr->nr_regs - 1];
+	r->key = get_u64(tb[IET_A_PR_KEY]);
+	get_str(tb[IET_A_INITIATOR_NAME], r->initiator, sizeof(r->initiator));
+	r->any_isid = !valid(tb[IET_A_PR_ISID], MNL_TYPE_U64);
+	r->isid = get_u64(tb[IET_A_PR_ISID]);
+	r->rtpi = get_u32(tb[IET_A_PR_RTPI]);
+	r->holder = tb[IET_A_PR_HOLDER] != NULL;
+	return 0;
+}
+
+int kreply_pr(const struct nlmsghdr *nlh, struct kpr *pr)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+	const struct nlattr *attr;
+
+	memset(pr, 0, sizeof(*pr));
+	parse_msg(nlh, tb);
+	pr->generation = get_u32(tb[IET_A_PR_GENERATION]);
+	pr->aptpl = get_u32(tb[IET_A_PR_APTPL]);
+	pr->type = get_u32(tb[IET_A_PR_TYPE]);
+	pr->spc2 = valid(tb[IET_A_SID], MNL_TYPE_U64);
+	pr->spc2_sid = get_u64(tb[IET_A_SID]);
+	if (tb[IET_A_PR_REGS]) {
+		mnl_attr_for_each_nested(attr, tb[IET_A_PR_REGS]) {
+			if (pr_reg_attr(attr, pr) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int kreply_event(const struct nlmsghdr *nlh, uint16_t family,
 		 struct kevent *ev)
 {
@@ -255,6 +298,12 @@ int kreply_event(const struct nlmsghdr *nlh, uint16_t family,
 	ev->sid = get_u64(tb[IET_A_SID]);
 	ev->cid = (uint16_t)get_u32(tb[IET_A_CID]);
 	return 1;
+}
+
+void kpr_free(struct kpr *pr)
+{
+	free(pr->regs);
+	memset(pr, 0, sizeof(*pr));
 }
 
 void kstate_free(struct kstate *st)

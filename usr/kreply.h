@@ -25,6 +25,11 @@ int kreply_target(const struct nlmsghdr *nlh, struct kstate *st);
 int kreply_lun(const struct nlmsghdr *nlh, struct ktarget *t);
 int kreply_session(const struct nlmsghdr *nlh, struct ktarget *t);
 /*
+ * A PR_GET answer into *pr (zeroed first): 0, or -ENOMEM with what was
+ * taken kept for kpr_free.
+ */
+int kreply_pr(const struct nlmsghdr *nlh, struct kpr *pr);
+/*
  * A message of the events group: 1 with *ev filled for an event ietd acts
  * on, 0 for anything else (another family, another command, too short).
  */

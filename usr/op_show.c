@@ -12,6 +12,7 @@
 
 #include "ctl_ops.h"
 #include "json.h"
+#include "op_pr.h"
 #include "params.h"
 
 static const char *const tparam_names[IET_TP_COUNT] = {
@@ -196,7 +197,8 @@ static void stats_json(struct jw *j, const struct kstats *s)
 	jw_end(j, '}');
 }
 
-static void lun_json(struct jw *j, const struct klun *kl)
+/* A LUN's object, left open for more. */
+static void lun_json_open(struct jw *j, const struct klun *kl)
 {
 	const struct lun_conf *l = &kl->conf;
 
@@ -214,7 +216,37 @@ static void lun_json(struct jw *j, const struct klun *kl)
 	jw_bool(j, "thin_provisioning", !l->thin_off);
 	jw_u64(j, "blocks", l->blocks);
 	stats_json(j, &kl->stats);
+}
+
+static void lun_json(struct jw *j, const struct klun *kl)
+{
+	lun_json_open(j, kl);
 	jw_end(j, '}');
+}
+
+/* One LUN, with its reservations. */
+static int lun_show(struct textbuf *out, struct jw *j, bool json,
+		    const struct ktarget *kt, const struct klun *kl,
+		    char *err, size_t errlen)
+{
+	struct kpr pr;
+	int ret;
+
+	ret = kernel_pr_get(kt->tid, kl->conf.lun, &pr);
+	if (ret)
+		return kernel_failed(ret, err, errlen,
+				     "target %u LUN %u: reading its reservations",
+				     kt->tid, kl->conf.lun);
+	if (json) {
+		lun_json_open(j, kl);
+		pr_json(j, &pr, kt);
+		jw_end(j, '}');
+	} else {
+		lun_text(out, kl);
+		pr_text(out, &pr, kt);
+	}
+	kpr_free(&pr);
+	return 0;
 }
 
 static void session_json(struct jw *j, const struct ksession *ks)
@@ -393,11 +425,9 @@ int op_show(struct runtime *rt, const struct ctl_req *req,
 			snprintf(err, errlen, "target %u has no LUN %u", kt->tid,
 				 req->lun);
 			ret = -ENOENT;
-		} else if (json) {
-			lun_json(&j, kl);
-		} else {
-			lun_text(out, kl);
+			goto out;
 		}
+		ret = lun_show(out, &j, json, kt, kl, err, errlen);
 		goto out;
 	}
 	if (req->fields & CTL_F_SID) {

@@ -18,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kstate st = { 0 };
 	struct kevent ev;
 	uint32_t tid;
+	struct kpr pr;
 	char *copy;
 	int len;
 
@@ -46,6 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (kreply_lun(nlh, t) < 0 || kreply_session(nlh, t) < 0)
 				abort();
 		}
+		if (kreply_pr(nlh, &pr) < 0)
+			abort();
+		kpr_free(&pr);
 		if (kreply_event(nlh, FAMILY, &ev) &&
 		    ev.type != KEVENT_CONN_CLOSED &&
 		    ev.type != KEVENT_SESSION_CLOSED)

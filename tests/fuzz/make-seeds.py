@@ -208,6 +208,22 @@ def main():
                u32(a["IET_A_CID"], 0)) +
           genl(a["IET_CMD_SESSION_CLOSED"], u32(a["IET_A_TID"], 1),
                nlattr(a["IET_A_SID"], struct.pack("=Q", 7))))
+    write(out + "/kreply", "pr",
+          genl(a["IET_CMD_PR_GET"], u32(a["IET_A_TID"], 1), u32(a["IET_A_LUN"], 0),
+               u32(a["IET_A_PR_GENERATION"], 4), u32(a["IET_A_PR_APTPL"], 1),
+               u32(a["IET_A_PR_TYPE"], 5),
+               nlattr(a["IET_A_SID"], struct.pack("=Q", 1 << 48)),
+               nlattr(a["IET_A_PR_REGS"],
+                      nlattr(a["IET_A_PR_REG"],
+                             nlattr(a["IET_A_PR_KEY"], struct.pack("=Q", 0xabc)) +
+                             strz(a["IET_A_INITIATOR_NAME"], "iqn.1993-08.org.debian:01:x") +
+                             nlattr(a["IET_A_PR_ISID"], struct.pack("=Q", 0x23d000001)) +
+                             u32(a["IET_A_PR_RTPI"], 1) +
+                             nlattr(a["IET_A_PR_HOLDER"], b"")) +
+                      nlattr(a["IET_A_PR_REG"],
+                             nlattr(a["IET_A_PR_KEY"], struct.pack("=Q", 0xdef)) +
+                             strz(a["IET_A_INITIATOR_NAME"], "iqn.1993-08.org.debian:01:y") +
+                             u32(a["IET_A_PR_RTPI"], 0)))))
     write(out + "/kreply", "new", genl(a["IET_CMD_TARGET_NEW"],
                                        u32(a["IET_A_TID"], 3)))
 

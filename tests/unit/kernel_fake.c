@@ -32,12 +32,14 @@ static struct {
 	size_t nr_fds;
 	char errmsg[256];
 	bool trace_checked, trace;
+	uint32_t pr_tid, pr_lun;
+	struct kpr pr;
 } f = { .pipe = { -1, -1 } };
 
 static const char *const op_names[F_NR_OPS] = {
 	"open", "target_new", "target_set", "target_del", "lun_new",
 	"lun_del", "session_new", "session_del", "conn_new", "conn_del",
-	"dump",
+	"dump", "pr_get", "pr_clear",
 };
 
 static void trace(const struct fake_call *c)
@@ -138,6 +140,8 @@ void fake_reset(void)
 	size_t i;
 
 	kstate_free(&f.st);
+	kpr_free(&f.pr);
+	f.pr_tid = 0;
 	free(f.calls);
 	f.calls = NULL;
 	f.nr_calls = 0;
@@ -552,6 +556,80 @@ int kernel_conn_del(uint32_t tid, uint64_t sid, uint16_t cid)
 		}
 	}
 	return done(c, -ENOENT, "no connection %u", cid);
+}
+
+void fake_set_pr(uint32_t tid, uint32_t lun, const struct kpr *pr)
+{
+	kpr_free(&f.pr);
+	f.pr = *pr;
+	f.pr.regs = calloc(pr->nr_regs + 1, sizeof(*pr->regs));
+	memcpy(f.pr.regs, pr->regs, pr->nr_regs * sizeof(*pr->regs));
+	f.pr_tid = tid;
+	f.pr_lun = lun;
+}
+
+const struct kpr *fake_pr(void)
+{
+	return &f.pr;
+}
+
+static bool has_lun(uint32_t tid, uint32_t lun)
+{
+	struct ktarget *t = find_target(tid);
+	size_t i;
+
+	for (i = 0; t && i < t->nr_luns; i++)
+		if (t->luns[i].conf.lun == lun)
+			return true;
+	return false;
+}
+
+int kernel_pr_get(uint32_t tid, uint32_t lun, struct kpr *pr)
+{
+	struct fake_call *c = record(F_PR_GET);
+	int err = injected(F_PR_GET);
+
+	c->tid = tid;
+	c->lun.lun = lun;
+	memset(pr, 0, sizeof(*pr));
+	if (err)
+		return done(c, err, NULL);
+	if (!has_lun(tid, lun))
+		return done(c, -ENOENT, "no such LUN");
+	if (f.pr_tid == tid && f.pr_lun == lun) {
+		*pr = f.pr;
+		pr->regs = calloc(f.pr.nr_regs + 1, sizeof(*pr->regs));
+		if (!pr->regs)
+			return done(c, -ENOMEM, "oom");
+		memcpy(pr->regs, f.pr.regs, f.pr.nr_regs * sizeof(*pr->regs));
+	}
+	return done(c, 0, NULL);
+}
+
+int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all)
+{
+	struct fake_call *c = record(F_PR_CLEAR);
+	int err = injected(F_PR_CLEAR);
+	size_t i;
+
+	c->tid = tid;
+	c->lun.lun = lun;
+	c->pr_all = all;
+	if (err)
+		return done(c, err, NULL);
+	if (!has_lun(tid, lun))
+		return done(c, -ENOENT, "no such LUN");
+	if (f.pr_tid == tid && f.pr_lun == lun) {
+		f.pr.type = 0;
+		f.pr.spc2 = false;
+		for (i = 0; i < f.pr.nr_regs; i++)
+			f.pr.regs[i].holder = false;
+		if (all) {
+			f.pr.nr_regs = 0;
+			f.pr.generation++;
+		}
+	}
+	return done(c, 0, NULL);
 }
 
 int kernel_dump(struct kstate *st)

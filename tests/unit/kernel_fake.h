@@ -24,6 +24,8 @@ enum fake_op {
 	F_CONN_NEW,
 	F_CONN_DEL,
 	F_DUMP,
+	F_PR_GET,
+	F_PR_CLEAR,
 	F_NR_OPS,
 };
 
@@ -39,6 +41,7 @@ struct fake_call {
 	struct lun_conf lun;
 	uint32_t keys[IET_KEY_COUNT];
 	uint32_t tparams[IET_TP_COUNT];
+	bool pr_all;			/* PR_CLEAR: registrations too */
 };
 
 /* Forget everything (closing held sockets); open succeeds again. */
@@ -60,6 +63,13 @@ int fake_add_session(uint32_t tid, uint64_t sid, const char *initiator,
 const struct kstate *fake_state(void);
 /* Our duplicate of a handed-off socket, or -1. */
 int fake_conn_fd(uint32_t tid, uint64_t sid, uint16_t cid);
+
+/*
+ * The reservations of (tid, lun) that kernel_pr_get() gives and
+ * kernel_pr_clear() changes (one LUN at a time; others have none).
+ */
+void fake_set_pr(uint32_t tid, uint32_t lun, const struct kpr *pr);
+const struct kpr *fake_pr(void);
 
 /* Queue an event; kernel_event_fd() becomes readable. */
 void fake_event(const struct kevent *ev);

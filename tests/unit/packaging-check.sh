@@ -108,6 +108,8 @@ expect "ietadm --op new --tid 1 --lun 0 --params Path=/x,Ty" \
 expect "ietadm --op new --tid 1 --lun 0 --params Path=/x,Th" \
 	"Path=/x,ThinProvisioning=No Path=/x,ThinProvisioning=Yes "
 expect "ietadm --op update --tid 1 --params NOP" "NOPInterval= NOPTimeout= "
+expect "ietadm --op update --tid 1 --lun 0 --params Re" \
+	"Reservations=clear Reservations=release "
 expect "ietadm -" "--help --op --socket --version "
 
 summary

@@ -134,9 +134,12 @@ TEST(adm_each_operation_takes_only_its_options)
 	CHECK_EQ(PARSE(&a, "--op", "update", "--params=MaxSessions=1"),
 		 ADM_ERROR);
 	CHECK_CONTAINS(err, "--op update needs --tid");
+	/* A LUN's update is its reservations' (ietd checks the params). */
+	REQUIRE_EQ(PARSE(&a, "--op", "update", "--tid=1", "--lun=0",
+			 "--params=Reservations=clear"), ADM_RUN);
 	CHECK_EQ(PARSE(&a, "--op", "update", "--tid=1", "--lun=0",
-		       "--params=Path=/x"), ADM_ERROR);
-	CHECK_CONTAINS(err, "does not take --lun");
+		       "--sid=1", "--params=Reservations=clear"), ADM_ERROR);
+	CHECK_CONTAINS(err, "does not take --sid");
 	CHECK_EQ(PARSE(&a, "--op", "new", "--tid=1", "--sid=1"), ADM_ERROR);
 	CHECK_CONTAINS(err, "--op new does not take --sid");
 	CHECK_EQ(PARSE(&a, "--op", "delete", "--tid=1", "--cid=0"),

@@ -772,3 +772,66 @@ TEST(ops_state_file_remembers_what_ietadm_did_across_a_restart)
 	config_free(&rt2.cfg);
 	of_free(&f);
 }
+
+TEST(ops_show_lun_gives_its_reservations_and_update_ends_them)
+{
+	struct kpr_reg regs[2] = {
+		{ .key = 0xabc, .initiator = "iqn.1994-05.com.redhat:node1",
+		  .isid = 0x23d000001, .rtpi = 1, .holder = true },
+		{ .key = 0xdef, .initiator = "iqn.1994-05.com.redhat:node2",
+		  .any_isid = true, .rtpi = 0 },
+	};
+	struct kpr pr = { .generation = 7, .aptpl = true, .type = 5,
+			  .regs = regs, .nr_regs = 2 };
+	struct ofx f;
+
+	of_init(&f, CONF);
+	/* None held: said so. */
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN, 1,
+			.lun = 0 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "Reservation=None\nAPTPL=No\nPRGeneration=0\n");
+	fake_set_pr(1, 0, &pr);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN, 1,
+			.lun = 0 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "Reservation=Write Exclusive, Registrants Only\n"
+		       "APTPL=Yes\nPRGeneration=7\n"
+		       "Registration=0x0000000000000abc iqn.1994-05.com.redhat:node1,i,0x00023d000001 holder\n"
+		       "Registration=0x0000000000000def iqn.1994-05.com.redhat:node2 all-target-ports\n");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN | CTL_F_JSON,
+			1, .lun = 0 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "\"reservations\":{\"type\":\"Write Exclusive, "
+		       "Registrants Only\",\"aptpl\":true,\"generation\":7,"
+		       "\"registrations\":[{\"key\":\"0x0000000000000abc\","
+		       "\"initiator_port\":\"iqn.1994-05.com.redhat:node1,i,0x00023d000001\","
+		       "\"relative_target_port\":1,\"holder\":true},");
+
+	/* Only Reservations=release|clear, and only of a LUN there is. */
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+				     .params = "Path=/dev/null" }), -EINVAL);
+	CHECK_CONTAINS(err, "Reservations=release");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+				     .params = "Reservations=maybe" }), -EINVAL);
+	CHECK_EQ(fake_count(F_PR_CLEAR), 0);
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 9,
+				     .params = "Reservations=release" }), -ENOENT);
+	CHECK_CONTAINS(err, "no such LUN");
+
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+			.params = "Reservations=release" }) == 0);
+	CHECK(!fake_last(F_PR_CLEAR)->pr_all);
+	CHECK_EQ(fake_pr()->type, 0);
+	CHECK_EQ(fake_pr()->nr_regs, 2);
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+			.params = "Reservations=clear" }) == 0);
+	CHECK(fake_last(F_PR_CLEAR)->pr_all);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN, 1,
+			.lun = 0 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "Reservation=None\nAPTPL=Yes\nPRGeneration=8\n");
+	CHECK(!strstr(f.out.buf, "Registration="));
+	/* A kernel that fails says so, and nothing changes. */
+	fake_fail(F_PR_CLEAR, -EIO, "the LUN's state could not be kept");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+				     .params = "Reservations=clear" }), -EIO);
+	CHECK_CONTAINS(err, "could not be kept");
+	of_free(&f);
+}

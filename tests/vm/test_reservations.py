@@ -8,14 +8,17 @@ an ietd restart and a module reload, and a torn record falls back to the
 one before; SPC-2 RESERVE / RELEASE ends with its session; a hostile
 parameter list gets its sense and changes nothing."""
 
+import json
 import subprocess
 import time
 
 import pytest
 
+from ietlib import ietadm
 from vmlib import initiator as ini
+from vmlib import kmsg
 from vmlib.target import PR_DIR, Lun, Target, iqn, listening
-from vmlib.util import MiB, run, wait_until
+from vmlib.util import CommandError, MiB, run, wait_until
 
 IFACES = ["pr0", "pr1", "pr2"]
 # pr2 is another host: another initiator name, not only another ISID.
@@ -59,8 +62,21 @@ def lun_target(ietd, backing, name):
     return target
 
 
+def retry_ua(cmd, check=True):
+    """A command through the kernel initiator, run again while it meets a
+    unit attention (the initiator's own error handling, a LUN reset after
+    an abort, gives every nexus one): each is reported once."""
+    for _ in range(4):
+        cp = run(cmd, check=False, timeout=60)
+        if cp.returncode != UA_EXIT:
+            break
+    if check and cp.returncode:
+        raise CommandError(cmd, cp.returncode, cp.stdout, cp.stderr)
+    return cp
+
+
 def persist(dev, *args, check=True):
-    return run(["sg_persist", "-n", *args, dev], check=check, timeout=60)
+    return retry_ua(["sg_persist", "-n", *args, dev], check=check)
 
 
 def keys(dev):
@@ -82,11 +98,7 @@ def scsi(dev, cdb, write=False):
     """sg_raw's exit status for a one-block command, a unit attention
     (reported once) retried."""
     args = ["-s", "512", "-i", "/dev/zero"] if write else ["-r", "512"]
-    for _ in range(4):
-        cp = run(["sg_raw", *args, dev, *cdb.split()], check=False, timeout=60)
-        if cp.returncode != UA_EXIT:
-            return cp.returncode
-    return cp.returncode
+    return retry_ua(["sg_raw", *args, dev, *cdb.split()], check=False).returncode
 
 
 def can_read(dev):
@@ -102,8 +114,8 @@ def full_status(dev):
     """READ FULL STATUS, all of it, parsed: [(key, all_tg_pt, holder,
     type, rtpi, TransportID text)]."""
     f = PR_DIR.parent / "iet-prin.bin"
-    run(["sg_raw", "-r", "65535", "-o", str(f), dev,
-         *"5e 03 00 00 00 00 00 ff ff 00".split()], timeout=60)
+    retry_ua(["sg_raw", "-r", "65535", "-o", str(f), dev,
+              *"5e 03 00 00 00 00 00 ff ff 00".split()])
     d = f.read_bytes()
     length = int.from_bytes(d[4:8], "big")
     assert length + 8 == len(d), f"ADDITIONAL LENGTH {length}, {len(d)} bytes came"
@@ -254,6 +266,46 @@ def test_spc2_reserve_ends_with_its_session(ietd, backing, nexuses):
     persist(b, "--out", "--register", "--param-sark=b")
     assert scsi(c, "16 00 00 00 00 00") == CONFLICT_EXIT
     persist(b, "--out", "--register", "--param-rk=b", "--param-sark=0")
+
+
+def test_ietadm_shows_reservations_and_ends_a_dead_nodes(ietd, backing, nexuses):
+    a, b, c = nexuses(lun_target(ietd, backing, "pr-admin"))
+    persist(a, "--out", "--register", "--param-sark=a1")
+    persist(b, "--out", "--register", "--param-sark=b2")
+    persist(a, "--out", "--reserve", "--param-rk=a1", "--prout-type=1")
+    assert scsi(b, "16 00 00 00 00 00") == CONFLICT_EXIT     # SPC-2 vs PR
+    shown = ietadm("--op", "show", "--tid=1", "--lun=0").stdout
+    assert "Reservation=Write Exclusive\n" in shown, shown
+    [holder] = [ln for ln in shown.splitlines() if ln.endswith(" holder")]
+    assert holder.startswith("Registration=0x00000000000000a1 " + ini.initiator_name() + ",i,0x")
+    assert holder.split()[1] == tpid_of(c, 0xa1)
+    assert "Registration=0x00000000000000b2 " in shown
+    data = json.loads(ietadm("--op", "show", "--tid=1", "--lun=0", "--json").stdout)
+    assert data["reservations"]["type"] == "Write Exclusive"
+    assert [r["key"] for r in data["reservations"]["registrations"]] == \
+        ["0x00000000000000a1", "0x00000000000000b2"]
+
+    # The holder's node dies: its session goes, the reservation stays.
+    log = kmsg.KernelLog()
+    ini.iscsiadm("-m", "node", "-T", iqn("pr-admin"), "-I", IFACES[0], "--logout")
+    assert not can_write(b)
+    ietadm("--op", "update", "--tid=1", "--lun=0", "--params", "Reservations=release")
+    assert reservation(c) is None and keys(c) == [0xa1, 0xb2]
+    drain_ua(b)
+    assert can_write(b)
+    ietadm("--op", "update", "--tid=1", "--lun=0", "--params", "Reservations=clear")
+    assert keys(c) == []
+    lines = log.new_lines()
+    log.close()
+    assert any("the administrator ended the persistent reservation" in ln for ln in lines), lines
+    assert any("the administrator ended every registration" in ln for ln in lines), lines
+    # A LUN is not otherwise updated; one that is not there is named.
+    cp = ietadm("--op", "update", "--tid=1", "--lun=0", "--params", "Path=/dev/null",
+                check=False)
+    assert cp.returncode != 0 and "Reservations=release" in cp.stderr, cp.stderr
+    cp = ietadm("--op", "update", "--tid=1", "--lun=7", "--params", "Reservations=clear",
+                check=False)
+    assert cp.returncode != 0 and "no such LUN" in cp.stderr, cp.stderr
 
 
 def records():

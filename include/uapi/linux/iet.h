@@ -46,6 +46,18 @@
  *                      its descriptor afterwards.
  * IET_CMD_CONN_DEL     TID, SID, CID
  *
+ * IET_CMD_PR_GET       TID, LUN (do): the LUN's reservations (SPC-4 5.13):
+ *                      TID, LUN, PR_GENERATION, PR_APTPL, [PR_TYPE] (a
+ *                      persistent reservation is held), [SID] (an SPC-2
+ *                      RESERVE's session), PR_REGS { PR_REG { PR_KEY,
+ *                      INITIATOR_NAME, [PR_ISID] (absent: every port of
+ *                      the name), PR_RTPI (0: every target port),
+ *                      [PR_HOLDER] } ... }
+ * IET_CMD_PR_CLEAR     TID, LUN, PR_CLEAR: what an administrator ends
+ *                      (enum iet_pr_clear); the registrants hear of it as
+ *                      of a PREEMPT or a RELEASE; kept through power loss
+ *                      as the LUN's state is (APTPL)
+ *
  * Events, multicast group IET_GENL_MCGRP_EVENTS:
  * IET_CMD_CONN_CLOSED     TID, SID, CID
  * IET_CMD_SESSION_CLOSED  TID, SID
@@ -82,6 +94,8 @@ enum iet_genl_cmd {
 	IET_CMD_CONN_DEL,
 	IET_CMD_CONN_CLOSED,
 	IET_CMD_SESSION_CLOSED,
+	IET_CMD_PR_GET,
+	IET_CMD_PR_CLEAR,
 	__IET_CMD_MAX
 };
 
@@ -132,6 +146,16 @@ enum iet_attr {
 	 * LBA STATUS, LBPME) where the storage can; 0 never.
 	 */
 	IET_A_LUN_THIN,
+	IET_A_PR_GENERATION,	/* u32 */
+	IET_A_PR_APTPL,		/* u32, 0 or 1: kept through power loss */
+	IET_A_PR_TYPE,		/* u32, SPC-4 Table 177's type held */
+	IET_A_PR_REGS,		/* nest of IET_A_PR_REG */
+	IET_A_PR_REG,		/* nest of enum iet_attr */
+	IET_A_PR_KEY,		/* u64, the reservation key */
+	IET_A_PR_ISID,		/* u64, 48 bits: the initiator port */
+	IET_A_PR_RTPI,		/* u32, relative target port, 0: all */
+	IET_A_PR_HOLDER,	/* flag: holds or shares the reservation */
+	IET_A_PR_CLEAR,		/* u32, enum iet_pr_clear */
 	__IET_A_MAX
 };
 
@@ -197,6 +221,14 @@ enum iet_iomode {
 	IET_IOMODE_WB,		/* write-back: WCE=1, flush on request */
 	IET_IOMODE_RO,		/* write-protected */
 	__IET_IOMODE_MAX
+};
+
+/* What IET_CMD_PR_CLEAR ends. */
+enum iet_pr_clear {
+	IET_PR_CLEAR_UNSPEC,
+	IET_PR_RELEASE,		/* the reservations, persistent and SPC-2 */
+	IET_PR_CLEAR_ALL,	/* those and every registration */
+	__IET_PR_CLEAR_MAX
 };
 
 enum iet_conn_state {
