@@ -273,8 +273,7 @@ static void conn_release(struct work_struct *work)
 		session->sid, conn->cid);
 	iet_event_conn_closed(target->tid, session->sid, conn->cid);
 	if (last) {
-		/* I_T nexus loss: its SPC-2 reservations end. */
-		iet_pr_nexus_lost(session);
+		iet_session_lost(session);
 		iet_event_session_closed(target->tid, session->sid);
 		iet_session_put(session);	/* the target's list */
 	}

@@ -289,6 +289,8 @@ struct iet_target {
 	 */
 	struct mutex lock;
 	struct list_head sessions;
+	struct list_head lost;			/* iet_lost_nexus, newest first */
+	u32 nr_lost;
 	struct xarray luns;			/* lun -> iet_lun; RCU readers */
 	struct xarray gone_sizes;		/* lun -> blocks when deleted */
 	u32 tparams[IET_TP_MAX + 1];
@@ -328,6 +330,19 @@ struct iet_ua {
 	u32 lun;
 	u8 asc;
 	u8 ascq;
+};
+
+/*
+ * An I_T nexus whose session ended (SAM-5 6.3.4), remembered so that the
+ * initiator port's next session hears I_T NEXUS LOSS OCCURRED rather than
+ * POWER ON; the oldest are forgotten past IET_LOST_MAX a target.
+ */
+#define IET_LOST_MAX		256
+
+struct iet_lost_nexus {
+	struct list_head list;
+	u64 isid;
+	char initiator[IET_NAME_MAX + 1];
 };
 
 /* The status of an EXTENDED COPY held for RECEIVE COPY RESULTS (xcopy.c). */
@@ -372,6 +387,8 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 		    struct netlink_ext_ack *extack);
 struct iet_session *iet_session_lookup(struct iet_target *target, u64 sid);
 void iet_session_end(struct iet_session *session);
+void iet_session_lost(struct iet_session *session);
+void iet_lost_free(struct iet_target *target);
 void iet_session_close(struct iet_session *session);
 void iet_session_close_locked(struct iet_session *session);
 void iet_session_close_others(struct iet_conn *conn);

@@ -49,6 +49,73 @@ static int check_session_keys(const u32 *keys, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+/*
+ * A new I_T nexus: each logical unit reports POWER ON, RESET, OR BUS
+ * DEVICE RESET OCCURRED to it once, or I_T NEXUS LOSS OCCURRED when its
+ * initiator port's last session ended (SAM-5 6.3). Under target->lock,
+ * before the session can take a command.
+ */
+static void first_attention(struct iet_session *session)
+{
+	struct iet_target *target = session->target;
+	struct iet_lost_nexus *lost, *found = NULL;
+	unsigned long idx;
+	void *lun;
+
+	lockdep_assert_held(&target->lock);
+	list_for_each_entry(lost, &target->lost, list) {
+		if (lost->isid == session->sid >> 16 &&
+		    !strcmp(lost->initiator, session->initiator)) {
+			found = lost;
+			break;
+		}
+	}
+	if (found) {
+		list_del(&found->list);
+		target->nr_lost--;
+		kfree(found);
+	}
+	xa_for_each(&target->luns, idx, lun)
+		iet_ua_add_session(session, idx, 0x29, found ? 0x07 : 0x00);
+}
+
+/*
+ * A session ended: I_T nexus loss (SAM-5 6.3.4). Its SPC-2 reservations
+ * end, and its initiator port's next session will hear of it.
+ */
+void iet_session_lost(struct iet_session *session)
+{
+	struct iet_target *target = session->target;
+	struct iet_lost_nexus *lost, *old = NULL;
+
+	iet_pr_nexus_lost(session);
+	lost = kmalloc(sizeof(*lost), GFP_NOIO);
+	if (!lost)
+		return;
+	lost->isid = session->sid >> 16;
+	strscpy(lost->initiator, session->initiator, sizeof(lost->initiator));
+	mutex_lock(&target->lock);
+	list_add(&lost->list, &target->lost);
+	if (++target->nr_lost > IET_LOST_MAX) {
+		old = list_last_entry(&target->lost, struct iet_lost_nexus,
+				      list);
+		list_del(&old->list);
+		target->nr_lost--;
+	}
+	mutex_unlock(&target->lock);
+	kfree(old);
+}
+
+void iet_lost_free(struct iet_target *target)
+{
+	struct iet_lost_nexus *lost, *tmp;
+
+	list_for_each_entry_safe(lost, tmp, &target->lost, list)
+		kfree(lost);
+	INIT_LIST_HEAD(&target->lost);
+	target->nr_lost = 0;
+}
+
 int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 		    u32 exp_cmdsn, struct nlattr *keys,
 		    struct netlink_ext_ack *extack)
@@ -94,6 +161,7 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 	session->queued_cmds = target->tparams[IET_TP_QUEUED_CMDS];
 	session->exp_cmdsn = exp_cmdsn;
 	session->max_cmdsn = exp_cmdsn + session->queued_cmds - 1;
+	first_attention(session);
 	list_add_tail(&session->list, &target->sessions);
 	mutex_unlock(&target->lock);
 	pr_info("target %u: session %#llx from %s\n", target->tid, sid,
@@ -195,8 +263,7 @@ void iet_session_end(struct iet_session *session)
 	unlinked = iet_session_unlink_locked(session);
 	mutex_unlock(&target->lock);
 	if (unlinked) {
-		/* I_T nexus loss: its SPC-2 reservations end. */
-		iet_pr_nexus_lost(session);
+		iet_session_lost(session);
 		wake_up_all(&target->wq);
 		iet_event_session_closed(target->tid, session->sid);
 		iet_session_put(session);	/* the target's list */

@@ -208,6 +208,7 @@ static void target_release(struct kref *kref)
 
 	xa_destroy(&target->luns);
 	xa_destroy(&target->gone_sizes);
+	iet_lost_free(target);
 	mutex_destroy(&target->lock);
 	kfree(target);
 }
@@ -242,6 +243,7 @@ int iet_target_add(u32 *tid, const char *name, struct nlattr *tparams,
 	strscpy(target->name, name, sizeof(target->name));
 	mutex_init(&target->lock);
 	INIT_LIST_HEAD(&target->sessions);
+	INIT_LIST_HEAD(&target->lost);
 	xa_init(&target->luns);
 	xa_init(&target->gone_sizes);
 	init_waitqueue_head(&target->wq);

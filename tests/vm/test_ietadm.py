@@ -29,7 +29,10 @@ def test_show_counts_commands_and_bytes_per_lun_and_session(daemon):
     daemon(nullio(name))
     c = ri.Connection(name, initiator=RAW)
     c.connect()
-    c.login()
+    # As an initiator does, the login takes the LUN's POWER ON unit
+    # attention: REPORT LUNS, TEST UNIT READY (CHECK CONDITION), again.
+    c.login(clear_ua=False)
+    assert c.clear_unit_attentions() == {0: [(0x29, 0x00)]}
     reads = [c.execute(ri.cdb_read10(i * 128, 128), read=True, edtl=65536, timeout=10)
              for i in range(32)]
     writes = [c.execute(ri.cdb_write10(i * 128, 128), data=bytes(65536), timeout=10)
@@ -42,7 +45,7 @@ def test_show_counts_commands_and_bytes_per_lun_and_session(daemon):
     [target] = json.loads(ietadm("--op", "show", "--json").stdout)["targets"]
     lun, session = target["luns"][0]["stats"], target["sessions"][0]
     assert (lun["read_bytes"], lun["write_bytes"]) == (32 * 65536, 16 * 65536)
-    assert (lun["commands"], lun["errors"]) == (49, 1)
+    assert (lun["commands"], lun["errors"]) == (3 + 49, 1 + 1)
     assert session["stats"] == lun
     assert session["initiator"] == RAW
     assert session["connections"][0]["ip"] == "127.0.0.1"
@@ -57,7 +60,7 @@ def test_show_counts_commands_and_bytes_per_lun_and_session(daemon):
                 ietadm("--op", "show", "--tid=1", "--lun=0").stdout.split())
     assert text["Type"] == "nullio" and int(text["WrittenBytes"]) == lun["write_bytes"]
     tree = ietadm("--op", "show").stdout
-    assert tree.startswith(f"tid:1 name:{name}\n\tlun:0 iotype:nullio iomode:wt commands:49 ")
+    assert tree.startswith(f"tid:1 name:{name}\n\tlun:0 iotype:nullio iomode:wt commands:52 ")
     c.logout(timeout=10)
     c.close()
 

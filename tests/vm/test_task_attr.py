@@ -16,10 +16,12 @@ import time
 
 import pytest
 
+from vmlib import proc
 from vmlib import rawiscsi as ri
 from vmlib.rawiscsi import Connection
 from vmlib.storage import SlowWrites
 from vmlib.target import Lun, Target, iqn
+from vmlib.util import wait_until
 
 BS = 512
 DELAY_MS = 2000
@@ -202,3 +204,37 @@ def test_i_t_nexus_reset_ends_this_nexus_tasks_and_tells_it(conn):
         assert c.execute(ri.cdb_test_unit_ready()).status == ri.GOOD
     finally:
         other.reset()
+
+
+def test_a_new_nexus_hears_power_on_and_a_returning_port_its_nexus_loss(ietd):
+    """SAM-5 6.3: each logical unit tells a new I_T nexus of its power on,
+    once; an initiator port whose last session ended hears I_T NEXUS LOSS
+    OCCURRED in its next one instead; another port hears nothing of it."""
+    name = iqn("first-ua")
+    ietd(Target(name, [Lun(0, type="nullio"), Lun(1, type="nullio")]))
+    isid = bytes([0x80, 0x12, 0x34, 0x56, 0x78, 0x9a])
+    c = Connection(name, isid=isid, timeout=30).connect()
+    c.login(clear_ua=False)
+    # INQUIRY and REPORT LUNS do not report it (SPC-4 5.14).
+    assert c.execute(ri.cdb_inquiry(36), read=True, edtl=36).status == ri.GOOD
+    assert c.tmf(TMF_QUERY_ASYNC_EVENT, lun=1).response == FUNCTION_SUCCEEDED
+    taken = c.clear_unit_attentions()
+    assert taken == {0: [(0x29, 0x00)], 1: [(0x29, 0x00)]}, taken
+    assert c.clear_unit_attentions() == {}
+    c.logout()
+    c.close()
+    # The session is gone (the kernel says so) before the port returns.
+    wait_until(lambda: not proc.sessions_of(name), 30, "the first session to end")
+
+    c = Connection(name, isid=isid, timeout=30).connect()
+    c.login(clear_ua=False)
+    other = Connection(name, timeout=30).connect()
+    other.login(clear_ua=False)
+    try:
+        taken = c.clear_unit_attentions()
+        assert taken == {0: [(0x29, 0x07)], 1: [(0x29, 0x07)]}, taken
+        taken = other.clear_unit_attentions()
+        assert taken == {0: [(0x29, 0x00)], 1: [(0x29, 0x00)]}, taken
+    finally:
+        other.reset()
+        c.reset()

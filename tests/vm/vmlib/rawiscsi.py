@@ -134,6 +134,7 @@ STAGE_FFP = 3
 # SCSI status (SAM-5)
 GOOD = 0x00
 CHECK_CONDITION = 0x02
+UNIT_ATTENTION = 0x06             # the sense key
 BUSY = 0x08
 RESERVATION_CONFLICT = 0x18
 TASK_SET_FULL = 0x28
@@ -998,7 +999,7 @@ class Connection:
 
     # -- login
     def login(self, keys=None, *, security=True, abandon=None, session_type="Normal",
-              cmdsn=None, timeout=None, max_rounds=8):
+              cmdsn=None, timeout=None, max_rounds=8, clear_ua=True):
         """Log in: security stage with AuthMethod=None, then the operational
         stage (or straight to it when security=False), answering whatever
         the target offers. keys: operational keys to propose instead of
@@ -1008,6 +1009,10 @@ class Connection:
         asks for the full feature phase and return without reading its
         answer (with the default keys the target has nothing left to offer,
         so that request is the final one); the caller then closes.
+
+        clear_ua: as a real initiator does, take the unit attentions every
+        logical unit gives a new I_T nexus (POWER ON, I_T NEXUS LOSS) before
+        returning (clear_unit_attentions()); False leaves them for the test.
 
         Returns the final Login Response. Raises LoginFailed on a refusal.
         """
@@ -1093,7 +1098,27 @@ class Connection:
         self.exp_statsn = (r.statsn + 1) & 0xFFFFFFFF
         self.hdigest = self.params.get("HeaderDigest") == "CRC32C"
         self.ddigest = self.params.get("DataDigest") == "CRC32C"
+        if clear_ua and session_type == "Normal":
+            self.clear_unit_attentions(timeout=t)
         return r
+
+    def clear_unit_attentions(self, timeout=None):
+        """REPORT LUNS, then TEST UNIT READY on each LUN until it reports
+        no unit attention; returns {lun: [(asc, ascq), ...]} of those taken."""
+        r = self.execute(cdb_report_luns(4096), lun=0, read=True, edtl=4096, timeout=timeout)
+        assert r.status == 0, f"REPORT LUNS: status {r.status:#x}"
+        count = struct.unpack(">I", r.data[:4])[0] // 8
+        luns = [struct.unpack(">H", r.data[8 + 8 * i:10 + 8 * i])[0] & 0x3FFF
+                for i in range(count)]
+        taken = {}
+        for lun in luns:
+            for _ in range(16):
+                t = self.execute(cdb_test_unit_ready(), lun=lun, timeout=timeout)
+                key, asc, ascq = t.sense_triple if t.sense else (0, 0, 0)
+                if t.status != CHECK_CONDITION or key != UNIT_ATTENTION:
+                    break
+                taken.setdefault(lun, []).append((asc, ascq))
+        return taken
 
     def param(self, key):
         """A negotiated value: int for numbers, bool for Yes/No."""
