@@ -195,7 +195,8 @@ int iet_pr_init(struct iet_lun *lun);
 void iet_pr_destroy(struct iet_lun *lun);
 void iet_pr_check(struct iet_scsi_req *req);
 void iet_pr_reset(struct iet_lun *lun);
-void iet_pr_nexus_lost(struct iet_session *session);
+void iet_pr_release_spc2(struct iet_target *target,
+			 struct iet_session *holder);
 int iet_pr_fill(struct sk_buff *skb, struct iet_lun *lun);
 int iet_pr_admin_clear(struct iet_lun *lun, bool all);
 

@@ -128,6 +128,16 @@ static bool reg_holds(const struct iet_pr_state *st, int i)
 	       (type_all_reg(st->type) || st->regs[i].holder);
 }
 
+/*
+ * Has this registration access through the reservation: it holds it, or
+ * it is a registrant of a registrants only or all registrants one?
+ */
+static bool reg_has_access(const struct iet_pr_state *st, int i)
+{
+	return reg_holds(st, i) ||
+	       (i >= 0 && st->reserved && type_reg_access(st->type));
+}
+
 static struct iet_pr_state *state_alloc(u32 cap)
 {
 	struct iet_pr_state *st;
@@ -254,9 +264,7 @@ static bool conflicts(struct iet_pr *pr, const struct iet_scsi_req *req)
 				   IET_OP_PR_OWN) || allowed_special(req->cdb))
 		return false;
 	nexus_of(req->nexus, &n);
-	if (reg_holds(st, find_reg(st, &n)))
-		return false;
-	if (type_reg_access(st->type) && find_reg(st, &n) >= 0)
+	if (reg_has_access(st, find_reg(st, &n)))
 		return false;
 	/* SPC-4 Table 63, SBC-3 Table 13: what passes write exclusive. */
 	return !(f & IET_OP_PR_READ) || type_ea(st->type);
@@ -639,10 +647,13 @@ void iet_pr_reset(struct iet_lun *lun)
 	mutex_unlock(&lun->pr.mutex);
 }
 
-/* A session ended (I_T nexus loss): its SPC-2 reservations end. */
-void iet_pr_nexus_lost(struct iet_session *session)
+/*
+ * The SPC-2 reservations on a target's LUNs end: those holder's session
+ * held (I_T nexus loss), or all of them (holder NULL: a target reset).
+ */
+void iet_pr_release_spc2(struct iet_target *target,
+			 struct iet_session *holder)
 {
-	struct iet_target *target = session->target;
 	struct iet_lun *lun;
 	unsigned long idx;
 	void *entry;
@@ -651,9 +662,9 @@ void iet_pr_nexus_lost(struct iet_session *session)
 		lun = iet_lun_get(target, idx);
 		if (!lun)
 			continue;
-		if (READ_ONCE(lun->pr.scsi2) == session) {
+		if (!holder || READ_ONCE(lun->pr.scsi2) == holder) {
 			mutex_lock(&lun->pr.mutex);
-			if (lun->pr.scsi2 == session)
+			if (!holder || lun->pr.scsi2 == holder)
 				scsi2_release(&lun->pr);
 			mutex_unlock(&lun->pr.mutex);
 		}
@@ -680,8 +691,7 @@ static int reserve_execute(struct iet_scsi_req *req)
 	st = pr->state;
 	if (st->nr) {
 		i = find_reg(st, &n);
-		if (!(reg_holds(st, i) ||
-		      (i >= 0 && st->reserved && type_reg_access(st->type))))
+		if (!reg_has_access(st, i))
 			req->status = SAM_STAT_RESERVATION_CONFLICT;
 	} else if (pr->scsi2 && pr->scsi2 != req->nexus) {
 		/* Another's: RESERVE conflicts, RELEASE does nothing. */
@@ -1468,26 +1478,17 @@ const struct iet_opcode iet_pr_opcodes[] = {
 	{ .op = RELEASE_10, .len = 10, .timeout = 10, .flags = IET_OP_PR_OWN,
 	  .parse = reserve_parse,
 	  .usage = { RELEASE_10, 0, 0, 0, 0, 0, 0, 0, 0, CONTROL } },
-	{ .op = PERSISTENT_RESERVE_IN, .sa = PRI_READ_KEYS, .len = 10,
-	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,
-	  .parse = pr_in_parse,
-	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff,
-		     CONTROL } },
-	{ .op = PERSISTENT_RESERVE_IN, .sa = PRI_READ_RESERVATION, .len = 10,
-	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,
-	  .parse = pr_in_parse,
-	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff,
-		     CONTROL } },
-	{ .op = PERSISTENT_RESERVE_IN, .sa = PRI_REPORT_CAPS, .len = 10,
-	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,
-	  .parse = pr_in_parse,
-	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff,
-		     CONTROL } },
-	{ .op = PERSISTENT_RESERVE_IN, .sa = PRI_READ_FULL_STATUS, .len = 10,
-	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,
-	  .parse = pr_in_parse,
-	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff,
-		     CONTROL } },
+#define PR_IN(sa_)							\
+	{ .op = PERSISTENT_RESERVE_IN, .sa = (sa_), .len = 10,		\
+	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,		\
+	  .parse = pr_in_parse,						\
+	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff, \
+		     CONTROL } }
+	PR_IN(PRI_READ_KEYS),
+	PR_IN(PRI_READ_RESERVATION),
+	PR_IN(PRI_REPORT_CAPS),
+	PR_IN(PRI_READ_FULL_STATUS),
+#undef PR_IN
 #define PR_OUT(sa_)							\
 	{ .op = PERSISTENT_RESERVE_OUT, .sa = (sa_), .len = 10,		\
 	  .flags = IET_OP_SA | IET_OP_PR_OWN, .timeout = 10,		\

@@ -88,7 +88,7 @@ void iet_session_lost(struct iet_session *session)
 	struct iet_target *target = session->target;
 	struct iet_lost_nexus *lost, *old = NULL;
 
-	iet_pr_nexus_lost(session);
+	iet_pr_release_spc2(target, session);
 	lost = kmalloc(sizeof(*lost), GFP_NOIO);
 	if (!lost)
 		return;

@@ -240,22 +240,6 @@ static u8 tmf_query(struct iet_cmd *tmf, u8 function, u32 lun)
 	return nr ? TMF_RSP_SUCCEEDED : ISCSI_TMF_RSP_COMPLETE;
 }
 
-/* A target reset: what a LUN reset ends, on every LUN. */
-static void reset_luns(struct iet_target *target)
-{
-	struct iet_lun *lun;
-	unsigned long idx;
-	void *entry;
-
-	xa_for_each(&target->luns, idx, entry) {
-		lun = iet_lun_get(target, idx);
-		if (!lun)
-			continue;
-		iet_pr_reset(lun);
-		iet_lun_put(lun);
-	}
-}
-
 /*
  * PREEMPT AND ABORT (SPC-4 5.13.11.2.5): the tasks on req's LUN of the
  * sessions match() picks end as a task set abort ends them, without status
@@ -344,7 +328,8 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 	case ISCSI_TM_FUNC_TARGET_WARM_RESET:
 	case ISCSI_TM_FUNC_TARGET_COLD_RESET:
 		collect(tmf, &victims, IET_LUN_ANY, false, 0, true);
-		reset_luns(target);
+		/* What a LUN reset ends, on every LUN. */
+		iet_pr_release_spc2(target, NULL);
 		/* Each LUN tells each nexus, once (SAM-5 6.3.5). */
 		mutex_lock(&target->lock);
 		list_for_each_entry(other, &target->sessions, list)

@@ -109,20 +109,17 @@ void pr_json(struct jw *j, const struct kpr *pr, const struct ktarget *kt)
 	jw_end(j, '}');
 }
 
-struct clear_args {
-	int what;			/* 0 none, 1 release, 2 clear */
-};
-
+/* Reservations=: into *arg, an enum iet_pr_clear. */
 static int clear_param(void *arg, const char *key, const char *value)
 {
-	struct clear_args *a = arg;
+	uint32_t *what = arg;
 
 	if (strcasecmp(key, "Reservations"))
 		return -ENOENT;
 	if (!strcasecmp(value, "release"))
-		a->what = 1;
+		*what = IET_PR_RELEASE;
 	else if (!strcasecmp(value, "clear"))
-		a->what = 2;
+		*what = IET_PR_CLEAR_ALL;
 	else
 		return -EINVAL;
 	return 0;
@@ -131,12 +128,12 @@ static int clear_param(void *arg, const char *key, const char *value)
 int pr_update(struct runtime *rt, const struct ctl_req *req, char *err,
 	      size_t errlen)
 {
-	struct clear_args a = { 0 };
+	uint32_t what = IET_PR_CLEAR_UNSPEC;
 	struct target_conf *t;
 	int ret;
 
-	ret = params_each(req->params, clear_param, &a, err, errlen);
-	if (ret || !a.what) {
+	ret = params_each(req->params, clear_param, &what, err, errlen);
+	if (ret || what == IET_PR_CLEAR_UNSPEC) {
 		snprintf(err, errlen,
 			 "--op update of a LUN takes --params Reservations=release (its reservations end) or Reservations=clear (its registrations too); LUNs are otherwise deleted and added again");
 		return -EINVAL;
@@ -144,13 +141,13 @@ int pr_update(struct runtime *rt, const struct ctl_req *req, char *err,
 	t = req_target(rt, req, err, errlen);
 	if (!t)
 		return -ENOENT;
-	ret = kernel_pr_clear(t->tid, req->lun, a.what == 2);
+	ret = kernel_pr_clear(t->tid, req->lun, what == IET_PR_CLEAR_ALL);
 	if (ret)
 		return kernel_failed(ret, err, errlen,
 				     "target %u LUN %u: ending its reservations",
 				     t->tid, req->lun);
 	log_info("ietadm: target tid %u %s LUN %u: %s", t->tid, t->name,
-		 req->lun, a.what == 2 ?
+		 req->lun, what == IET_PR_CLEAR_ALL ?
 		 "reservations and registrations cleared" :
 		 "reservations released");
 	return 0;

@@ -29,23 +29,8 @@ IFACES = [f"caw{i}" for i in range(3)]
 def sessions(iscsid):
     """sessions(target, n): LUN 0's disk in each of n sessions to target,
     one per iface record; all logged out at the end."""
-    ini.make_ifaces(IFACES)
-    targets = []
-
-    def login(target, n):
-        targets.append(target)
-        ini.login_ifaces(target, IFACES[:n], timeout=300)
-        by_iface = ini.sessions_by_iface(target)
-        disks = [ini.disk_of(by_iface[name], 0) for name in IFACES[:n]]
-        run(["udevadm", "settle"], check=False, timeout=60)     # udev's probes done
-        return disks
-
-    yield login
-    if ini.sysfs_sessions():
-        ini.logout_all(timeout=300)
-    for target in targets:
-        ini.iscsiadm("-m", "node", "-T", target, "-o", "delete", check=False)
-    ini.delete_ifaces(IFACES)
+    with ini.iface_logins(IFACES) as login:
+        yield login
 
 
 def fileio_lun(ietd, backing, name):

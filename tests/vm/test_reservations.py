@@ -35,25 +35,10 @@ def nexuses(iscsid):
     """nexuses(target): LUN 0's disk in three sessions to target, one per
     iface record (three I_T nexuses, the third of another initiator name);
     all logged out at the end."""
-    ini.make_ifaces(IFACES)
-    ini.iscsiadm("-m", "iface", "-I", IFACES[2], "-o", "update",
-                 "-n", "iface.initiatorname", "-v", OTHER_HOST)
-    targets = []
-
-    def login(target):
-        targets.append(target)
-        ini.login_ifaces(target, IFACES, timeout=300)
-        by_iface = ini.sessions_by_iface(target)
-        disks = [ini.disk_of(by_iface[name], 0) for name in IFACES]
-        run(["udevadm", "settle"], check=False, timeout=60)
-        return disks
-
-    yield login
-    if ini.sysfs_sessions():
-        ini.logout_all(timeout=300)
-    for target in targets:
-        ini.iscsiadm("-m", "node", "-T", target, "-o", "delete", check=False)
-    ini.delete_ifaces(IFACES)
+    with ini.iface_logins(IFACES) as login:
+        ini.iscsiadm("-m", "iface", "-I", IFACES[2], "-o", "update",
+                     "-n", "iface.initiatorname", "-v", OTHER_HOST)
+        yield login
 
 
 def lun_target(ietd, backing, name):

@@ -5,6 +5,7 @@ There is no udev in the guest: sessions and disks are found through sysfs,
 and a missing /dev node is made with mknod.
 """
 
+import contextlib
 import os
 import re
 import signal
@@ -319,6 +320,34 @@ def sessions_by_iface(target):
 
 def disk_of(session, lun, timeout=120):
     return Login(session.targetname, PORTAL, session).disk(lun, timeout=timeout)
+
+
+@contextlib.contextmanager
+def iface_logins(names):
+    """login(target, n=all): LUN 0's disk in a session to target through
+    each of the first n iface records of names (made here), so many I_T
+    nexuses of one host. At the end all are logged out and the records
+    deleted."""
+    make_ifaces(names)
+    targets = []
+
+    def login(target, n=None):
+        use = names[:n]
+        targets.append(target)
+        login_ifaces(target, use, timeout=300)
+        by_iface = sessions_by_iface(target)
+        disks = [disk_of(by_iface[name], 0) for name in use]
+        run(["udevadm", "settle"], check=False, timeout=60)     # udev's probes done
+        return disks
+
+    try:
+        yield login
+    finally:
+        if sysfs_sessions():
+            logout_all(timeout=300)
+        for target in targets:
+            iscsiadm("-m", "node", "-T", target, "-o", "delete", check=False)
+        delete_ifaces(names)
 
 
 class Initiator:
