@@ -316,18 +316,23 @@ void iet_cmd_complete(struct iet_scsi_req *req)
 			iet_queue_work(&irq_done_w);
 		return;
 	}
-	iet_tset_exit(req);
 	iet_scsi_account(&conn->session->stats, req);
 	if (req->lun)
 		iet_scsi_account(&req->lun->stats, req);
 	iet_cmd_get(cmd);
-	if (!llist_add(&cmd->done_node, &conn->done))
-		return;		/* whoever added the first one woke the drainer */
-	/* Pairs with iet_conn_drain_done(): a drain after release sees it. */
-	if (test_bit(IET_CF_RELEASED, &conn->flags))
-		iet_conn_drain_later(conn);
-	else
-		wake_up_process(conn->tx_thread);
+	if (llist_add(&cmd->done_node, &conn->done)) {
+		/* Pairs with iet_conn_drain_done(): a drain after release sees it. */
+		if (test_bit(IET_CF_RELEASED, &conn->flags))
+			iet_conn_drain_later(conn);
+		else
+			wake_up_process(conn->tx_thread);
+	}	/* else whoever added the first one woke the drainer */
+	/*
+	 * Only now may the commands it held back run: its status is queued
+	 * ahead of theirs even if an I/O thread runs one before we go on
+	 * (PREEMPT_RT). The caller's reference keeps req here.
+	 */
+	iet_tset_exit(req);
 }
 
 /* In process context: completed commands join the transmit queue. */
