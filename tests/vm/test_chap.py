@@ -3,8 +3,6 @@
 offers (node.session.auth.chap_algs), right secrets admitted and wrong ones
 refused; discovery guarded by the global accounts."""
 
-import pytest
-
 from ietlib import ALGORITHMS, chap, daemon, discover, discovery_chap, login_fails  # noqa: F401
 from vmlib import proc
 from vmlib.target import iqn
@@ -22,35 +20,40 @@ def config(name):
             f"\tLun 0 Type=nullio,Blocks=65536\n")
 
 
-@pytest.mark.parametrize("alg", list(ALGORITHMS))
-def test_chap_one_way_admits_the_right_secret_and_refuses_a_wrong_one(daemon, initiator, alg):
-    name = iqn(f"chap-one-way-{alg.lower()}")
-    d = daemon(config(name))
+def per_algorithm(kind):
+    """A target per algorithm, so each has its own node record."""
+    return {alg: iqn(f"chap-{kind}-{alg.lower()}") for alg in ALGORITHMS}
 
-    login_fails(name, settings=chap("joe", "wrong-secret-999", alg))
-    assert "wrong CHAP response for user joe" in d.log_text()
-    login_fails(name, settings=chap("nobody-here", IN_SECRET, alg))
 
-    initiator.login(name, settings=chap("joe", IN_SECRET, alg))
-    assert len(proc.sessions_of(name)) == 1
-    d.wait_log(rf"logged in to tid 1.*CHAP {OUR_NAMES[alg]} user joe")
+def test_chap_one_way_admits_the_right_secret_and_refuses_a_wrong_one(daemon, initiator):
+    names = per_algorithm("one-way")
+    d = daemon("".join(config(n) for n in names.values()))
+
+    for tid, (alg, name) in enumerate(names.items(), 1):
+        login_fails(name, settings=chap("joe", "wrong-secret-999", alg))
+        assert "wrong CHAP response for user joe" in d.log_text()
+        login_fails(name, settings=chap("nobody-here", IN_SECRET, alg))
+
+        initiator.login(name, settings=chap("joe", IN_SECRET, alg))
+        assert len(proc.sessions_of(name)) == 1, alg
+        d.wait_log(rf"logged in to tid {tid}\b.*CHAP {OUR_NAMES[alg]} user joe")
     # No secret in the log, whatever happened.
     assert IN_SECRET not in d.log_text() and "wrong-secret-999" not in d.log_text()
 
 
-@pytest.mark.parametrize("alg", list(ALGORITHMS))
-def test_chap_mutual_authenticates_both_ways(daemon, initiator, alg):
-    name = iqn(f"chap-mutual-{alg.lower()}")
-    d = daemon(config(name))
+def test_chap_mutual_authenticates_both_ways(daemon, initiator):
+    names = per_algorithm("mutual")
+    d = daemon("".join(config(n) for n in names.values()))
 
-    # The target proves itself with OutgoingUser; a wrong expectation on the
-    # initiator's side makes the initiator give up.
-    login_fails(name, settings=chap("joe", IN_SECRET, alg, "tgt", "not-the-target-secret"))
-    login_fails(name, settings=chap("joe", "wrong-secret-999", alg, "tgt", OUT_SECRET))
+    for tid, (alg, name) in enumerate(names.items(), 1):
+        # The target proves itself with OutgoingUser; a wrong expectation on
+        # the initiator's side makes the initiator give up.
+        login_fails(name, settings=chap("joe", IN_SECRET, alg, "tgt", "not-the-target-secret"))
+        login_fails(name, settings=chap("joe", "wrong-secret-999", alg, "tgt", OUT_SECRET))
 
-    initiator.login(name, settings=chap("joe", IN_SECRET, alg, "tgt", OUT_SECRET))
-    assert len(proc.sessions_of(name)) == 1
-    d.wait_log(r"CHAP \S+ user joe, mutual")
+        initiator.login(name, settings=chap("joe", IN_SECRET, alg, "tgt", OUT_SECRET))
+        assert len(proc.sessions_of(name)) == 1, alg
+        d.wait_log(rf"logged in to tid {tid}\b.*CHAP {OUR_NAMES[alg]} user joe, mutual")
     assert OUT_SECRET not in d.log_text()
 
 

@@ -44,7 +44,7 @@ ANSWER_S = 10            # for any answer the target owes
 SESSION_GONE_S = 30      # for a closed connection's session to leave /proc
 RAW = ri.DEFAULT_INITIATOR
 
-LOGIN_ROUNDS = 200
+LOGIN_ROUNDS = 100
 WRITE_FLOOD = 3000       # WRITE(10) commands of 1 MiB without data
 NOP_FLOOD = 10000        # NOP-Out pings of 8 KiB
 # The fuzzer's PDU count (10000 fit make check's hour) and seed

@@ -5,7 +5,7 @@ churns.
 PER_TARGET sessions of the kernel initiator (one per open-iscsi iface
 record) to each of four targets -- fileio write-through, fileio write-back,
 blockio on brd, and a target with two fileio LUNs -- plus one session to a
-fifth target that takes LUN resets: 33 sessions by default. Each carries an
+fifth target that takes LUN resets: 17 sessions by default. Each carries an
 fio job at queue depth 32 writing and verifying (verify_backlog) its own
 region of its LUN, in 4, 8 or 64 KiB blocks.
 
@@ -35,7 +35,7 @@ before the logins.
 The figures go to RESULTS/soak.txt.
 
 IET_SOAK_SECONDS (default 30, or two rounds of churn if longer) and
-IET_SOAK_PER_TARGET (default 8, sized for make check's hour) make a long
+IET_SOAK_PER_TARGET (default 4, sized for make check's hour) make a long
 run, e.g. IET_SOAK_SECONDS=14400 IET_SOAK_PER_TARGET=16 for four hours.
 """
 
@@ -54,10 +54,10 @@ from vmlib import initiator as ini
 from vmlib import proc, storage
 from vmlib import rawiscsi as ri
 from vmlib.target import iet_threads, iqn
-from vmlib.util import MiB, RESULTS, run, wait_until
+from vmlib.util import KiB, MiB, RESULTS, run, wait_until
 
 SECONDS = int(os.environ.get("IET_SOAK_SECONDS", "30"))
-PER_TARGET = int(os.environ.get("IET_SOAK_PER_TARGET", "8"))
+PER_TARGET = int(os.environ.get("IET_SOAK_PER_TARGET", "4"))
 QD = 32
 BLOCK_SIZES = ("4k", "8k", "64k")
 LUN_SIZE = 64 * MiB
@@ -133,12 +133,15 @@ class Soak:
 
     # -- the jobs: (target, iface, lun, offset, size)
     def jobs(self):
+        def split(size, n):     # n regions, each whole 64 KiB blocks
+            return size // n // (64 * KiB) * (64 * KiB)
+
         jobs = []
         for t in (self.wt, self.wb, self.blockio):
-            region = LUN_SIZE // PER_TARGET
+            region = split(LUN_SIZE, PER_TARGET)
             jobs += [(t, i, 0, i * region, region) for i in range(PER_TARGET)]
         per_lun = (PER_TARGET + 1) // 2
-        region = (LUN_SIZE // 2) // per_lun
+        region = split(LUN_SIZE // 2, per_lun)
         jobs += [(self.two, i, i % 2, (i // 2) * region, region) for i in range(PER_TARGET)]
         jobs.append((self.reset, 0, 0, 0, RESET_LUN_SIZE))
         return jobs

@@ -74,7 +74,7 @@ def test_unmap_and_get_lba_status(thin):
     assert rows[0][0] == 2048 and rows[0][2] == 0, rows          # mapped
     assert rows[0][1] >= 2048, rows
 
-    run(["sg_unmap", "--lba=2048", "--num=1024", sd])
+    run(["sg_unmap", "--force", "--lba=2048", "--num=1024", sd])
     rows = lba_status(sd, 2048)
     assert rows[0] == (2048, 1024, 1), rows                       # deallocated
     assert rows[1][0] == 3072 and rows[1][2] == 0, rows
@@ -82,7 +82,7 @@ def test_unmap_and_get_lba_status(thin):
 
     # Beyond the end: the whole list is refused, nothing is unmapped.
     blocks = SIZE // BS
-    cp = run(["sg_unmap", "--lba=3072,0", f"--num=8,{blocks + 1}", sd],
+    cp = run(["sg_unmap", "--force", "--lba=3072,0", f"--num=8,{blocks + 1}", sd],
              check=False)
     assert cp.returncode != 0 and "out of range" in (cp.stdout + cp.stderr).lower()
     assert lba_status(sd, 3072)[0][2] == 0
