@@ -11,6 +11,7 @@ parameter list gets its sense and changes nothing."""
 import json
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -184,6 +185,9 @@ def test_preempt_and_abort_fences_a_registrant_with_writes_in_flight(ietd, backi
     persist(b, "--out", "--register", "--param-sark=b2")
     persist(a, "--out", "--reserve", "--param-rk=a1", "--prout-type=5")
     assert can_write(a) and can_write(b) and not can_write(c)
+    # With TAS=0 the fenced node's aborted writes end without status: its
+    # initiator learns of it by timing out, which need not take 30 s here.
+    Path("/sys/class/block", Path(a).name, "device/timeout").write_text("5")
     writer = subprocess.Popen(
         ["sh", "-c", f"while dd if=/dev/zero of={a} bs=64k count=64 oflag=direct "
                      "status=none; do :; done"], stderr=subprocess.DEVNULL)
@@ -208,6 +212,40 @@ def test_preempt_and_abort_fences_a_registrant_with_writes_in_flight(ietd, backi
     assert "Key=0xb2" in persist(c, "--in", "--read-full-status").stdout
     persist(b, "--out", "--clear", "--param-rk=b2")
     assert keys(c) == [] and reservation(c) is None
+
+
+def fence_scsi(dev, action, key):
+    return run(["fence_scsi", f"--devices={dev}", f"--key={key}", f"--action={action}"],
+               check=False, timeout=120)
+
+
+def test_fence_scsi_fences_one_of_two_nodes(ietd, backing, nexuses):
+    """Pacemaker's fence agent (fence-agents): both nodes unfence, which
+    registers each one's key and has the first reserve write exclusive
+    registrants only; the survivor fences the other, whose writes then get
+    RESERVATION CONFLICT while its own go on. The agent keeps "this node's
+    key" in /run/cluster.key: each call here speaks for the node it names."""
+    a, b, c = nexuses(lun_target(ietd, backing, "pr-fence-scsi"))
+    try:
+        for dev, key in ((a, "a1"), (b, "b2")):
+            drain_ua(dev)
+            cp = fence_scsi(dev, "on", key)
+            assert cp.returncode == 0, cp.stdout + cp.stderr
+        assert keys(c) == [0xa1, 0xb2]
+        assert reservation(c) == (0xa1, "Write Exclusive, registrants only")
+        assert can_write(a) and can_write(b) and not can_write(c)
+
+        cp = fence_scsi(b, "off", "a1")            # from b, whose key is b2
+        assert cp.returncode == 0, cp.stdout + cp.stderr
+        assert keys(c) == [0xb2]
+        assert reservation(c) == (0xb2, "Write Exclusive, registrants only")
+        assert not can_write(a) and can_read(a) and can_write(b)
+        # The agent's monitor: a is off (2), b on (0).
+        assert fence_scsi(c, "status", "a1").returncode == 2
+        assert fence_scsi(c, "status", "b2").returncode == 0
+    finally:
+        for f in ("/run/cluster.key", "/run/cluster.dev"):
+            Path(f).unlink(missing_ok=True)
 
 
 def test_register_and_move_hands_the_reservation_over(ietd, backing, nexuses):
