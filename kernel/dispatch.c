@@ -20,6 +20,7 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 		iet_scsi_sense(req, ABORTED_COMMAND, 0x47, 0x05);
 	}
 	iet_scsi_check_ua(req);
+	iet_alua_check(req);
 	iet_pr_check(req);
 	/* A read's pages come now, in CmdSN order, within the byte limit. */
 	if (req->status == SAM_STAT_GOOD && req->io.op == IET_IO_READ) {

@@ -37,8 +37,8 @@
 #define IET_NULLIO_BLOCKS	(64ULL << 20)	/* 32 GiB at 512 bytes */
 #define IET_LUN_ANY		U32_MAX		/* every LUN (unit attentions, TMFs) */
 #define IET_LUN_NONE		(U32_MAX - 1)	/* an address we never export */
-/* The relative target port identifier of a target's one target port. */
-#define IET_RTPI		1
+/* The portal group of a target that has no other, and of old ietds' sessions. */
+#define IET_TPGT_DEFAULT	1
 
 struct iet_target;
 struct iet_session;
@@ -280,6 +280,36 @@ struct iet_iopool {
 	unsigned int nr;			/* under target->lock */
 };
 
+/*
+ * A portal group of a target: a target port (its relative target port
+ * identifier is the tag) and a target port group of that one port (SPC-4
+ * 5.16, its ID the tag too). Changed under target->lock; commands read the
+ * state with READ_ONCE().
+ */
+struct iet_tpg {
+	u16 tag;			/* TPGT, 1..65535; 0: a free slot */
+	u8 state;			/* SPC-4's code: IET_ALUA_AO... */
+	bool implicit;			/* changed since made (RTPG status) */
+	u32 sessions;			/* through it, under target->lock */
+};
+
+/* Asymmetric access states as SPC-4 Table 164 codes them. */
+#define IET_ALUA_AO		0x0
+#define IET_ALUA_AN		0x1
+#define IET_ALUA_S		0x2
+#define IET_ALUA_U		0x3
+#define IET_ALUA_T		0xf
+
+int iet_tpg_set(struct iet_target *target, u16 tag, u32 state,
+		struct netlink_ext_ack *extack);
+int iet_tpg_del(struct iet_target *target, u16 tag,
+		struct netlink_ext_ack *extack);
+int iet_tpg_find(struct iet_target *target, u16 tag);
+bool iet_tpg_exists(struct iet_target *target, u16 tag);
+u32 iet_alua_state_uapi(u8 state);
+void iet_alua_check(struct iet_scsi_req *req);
+void iet_alua_rtpg_parse(struct iet_scsi_req *req);
+
 struct iet_target {
 	struct kref kref;
 	u32 tid;
@@ -299,6 +329,8 @@ struct iet_target {
 	struct iet_iopool pool;
 	wait_queue_head_t wq;			/* a session went away */
 	atomic_t conn_serial;			/* names of connection threads */
+	/* Portal groups (alua.c): slots never move; tag 0 is a free one. */
+	struct iet_tpg tpgs[IET_TPGS_MAX];
 };
 
 /* Serialises the control plane: netlink requests, module unload. */
@@ -369,6 +401,8 @@ struct iet_session {
 	bool unlinked;				/* gone from target->sessions */
 	u32 keys[IET_KEY_MAX + 1];		/* negotiated, read-only */
 	u32 queued_cmds;			/* the CmdSN window */
+	u16 tpgt;				/* its portal group (target port) */
+	u8 tpg;					/* that group's slot in target->tpgs */
 
 	spinlock_t lock;			/* protects everything below */
 	u32 exp_cmdsn;
@@ -384,7 +418,7 @@ struct iet_session {
 };
 
 int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
-		    u32 exp_cmdsn, struct nlattr *keys,
+		    u32 exp_cmdsn, u16 tpgt, struct nlattr *keys,
 		    struct netlink_ext_ack *extack);
 struct iet_session *iet_session_lookup(struct iet_target *target, u64 sid);
 void iet_session_end(struct iet_session *session);
@@ -678,6 +712,13 @@ struct iet_opcode {
 #define IET_OP_PR_FREE	0x04
 #define IET_OP_PR_READ	0x08
 #define IET_OP_PR_OWN	0x10
+/*
+ * ALUA (SPC-4 5.16.2.4): what a command may do through a target port group
+ * that is not active: run in standby (STANDBY), or in every state (ANY);
+ * any other gets NOT READY.
+ */
+#define IET_OP_ALUA_STANDBY	0x20
+#define IET_OP_ALUA_ANY		0x40
 
 extern const struct iet_opcode iet_spc_opcodes[];
 extern const unsigned int iet_spc_nr_opcodes;

@@ -86,6 +86,10 @@ static const struct nla_policy iet_policy[IET_A_MAX + 1] = {
 	[IET_A_LUN_THIN] = NLA_POLICY_MAX(NLA_U32, 1),
 	[IET_A_PR_CLEAR] = NLA_POLICY_RANGE(NLA_U32, IET_PR_RELEASE,
 					    __IET_PR_CLEAR_MAX - 1),
+	[IET_A_TPGT] = NLA_POLICY_FULL_RANGE(NLA_U32, &one_u16_range),
+	[IET_A_ALUA_STATE] = NLA_POLICY_RANGE(NLA_U32,
+					      IET_ALUA_ACTIVE_OPTIMIZED,
+					      __IET_ALUA_MAX - 1),
 };
 
 enum {
@@ -454,7 +458,8 @@ static int fill_session(struct sk_buff *skb, struct iet_session *session)
 	    nla_put_string(skb, IET_A_INITIATOR_NAME, session->initiator) ||
 	    put_u32_array(skb, IET_A_SESSION_PARAMS, session->keys,
 			  IET_KEY_MAX) ||
-	    put_stats(skb, &session->stats))
+	    put_stats(skb, &session->stats) ||
+	    nla_put_u32(skb, IET_A_TPGT, session->tpgt))
 		return -EMSGSIZE;
 	conns = nla_nest_start(skb, IET_A_CONNS);
 	if (!conns)
@@ -625,6 +630,78 @@ static int pr_clear(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+static int tpg_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iet_target *target = req_target(info);
+	int ret;
+
+	if (!target)
+		return -ENOENT;
+	if (GENL_REQ_ATTR_CHECK(info, IET_A_TPGT))
+		return -EINVAL;
+	ret = iet_tpg_set(target, nla_get_u32(info->attrs[IET_A_TPGT]),
+			  info->attrs[IET_A_ALUA_STATE] ?
+			  nla_get_u32(info->attrs[IET_A_ALUA_STATE]) :
+			  IET_ALUA_UNSPEC, info->extack);
+	changed();
+	return ret;
+}
+
+static int tpg_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iet_target *target = req_target(info);
+	int ret;
+
+	if (!target)
+		return -ENOENT;
+	if (GENL_REQ_ATTR_CHECK(info, IET_A_TPGT))
+		return -EINVAL;
+	ret = iet_tpg_del(target, nla_get_u32(info->attrs[IET_A_TPGT]),
+			  info->extack);
+	changed();
+	return ret;
+}
+
+/* cb->args[0]: the next slot to dump */
+static int tpg_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct iet_target *target;
+	void *hdr;
+	int ret;
+
+	mutex_lock(&iet_mutex);
+	cb->seq = atomic_read(&iet_generation);
+	target = dump_target(cb);
+	if (IS_ERR(target)) {
+		ret = PTR_ERR(target);
+		goto out;
+	}
+	mutex_lock(&target->lock);
+	for (; cb->args[0] < IET_TPGS_MAX; cb->args[0]++) {
+		struct iet_tpg *tpg = &target->tpgs[cb->args[0]];
+
+		if (!tpg->tag)
+			continue;
+		hdr = dump_put(skb, cb, IET_CMD_TPG_GET);
+		if (!hdr)
+			break;
+		if (nla_put_u32(skb, IET_A_TID, target->tid) ||
+		    nla_put_u32(skb, IET_A_TPGT, tpg->tag) ||
+		    nla_put_u32(skb, IET_A_ALUA_STATE,
+				iet_alua_state_uapi(tpg->state)) ||
+		    nla_put_u32(skb, IET_A_TPG_SESSIONS, tpg->sessions)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	mutex_unlock(&target->lock);
+	ret = skb->len;
+out:
+	mutex_unlock(&iet_mutex);
+	return ret;
+}
+
 static int session_new(struct sk_buff *skb, struct genl_info *info)
 {
 	struct iet_target *target = req_target(info);
@@ -639,6 +716,9 @@ static int session_new(struct sk_buff *skb, struct genl_info *info)
 	ret = iet_session_add(target, nla_get_u64(info->attrs[IET_A_SID]),
 			      nla_data(info->attrs[IET_A_INITIATOR_NAME]),
 			      nla_get_u32(info->attrs[IET_A_EXP_CMDSN]),
+			      info->attrs[IET_A_TPGT] ?
+			      nla_get_u32(info->attrs[IET_A_TPGT]) :
+			      IET_TPGT_DEFAULT,
 			      info->attrs[IET_A_SESSION_PARAMS], info->extack);
 	changed();
 	return ret;
@@ -794,6 +874,18 @@ static const struct genl_small_ops iet_ops[] = {
 		.cmd = IET_CMD_PR_CLEAR,
 		.flags = GENL_ADMIN_PERM,
 		.doit = pr_clear,
+	}, {
+		.cmd = IET_CMD_TPG_SET,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tpg_set,
+	}, {
+		.cmd = IET_CMD_TPG_DEL,
+		.flags = GENL_ADMIN_PERM,
+		.doit = tpg_del,
+	}, {
+		.cmd = IET_CMD_TPG_GET,
+		.flags = GENL_ADMIN_PERM,
+		.dumpit = tpg_dump,
 	},
 };
 

@@ -100,7 +100,7 @@ static void nexus_of(const struct iet_session *session, struct pr_nexus *n)
 {
 	n->initiator = session->initiator;
 	n->isid = session->sid >> 16;
-	n->rtpi = IET_RTPI;
+	n->rtpi = session->tpgt;
 }
 
 /* iSCSI names compare without case (RFC 3722: they are stored folded). */
@@ -1137,7 +1137,7 @@ static int do_move(struct iet_scsi_req *req, struct pr_out *o,
 		iet_scsi_invalid_param(req, 8, 7);
 		return SAM_STAT_CHECK_CONDITION;
 	}
-	if (o->rtpi != IET_RTPI) {
+	if (!iet_tpg_exists(req->nexus->target, o->rtpi)) {
 		iet_scsi_invalid_param(req, 18, 7);
 		return SAM_STAT_CHECK_CONDITION;
 	}
@@ -1480,7 +1480,8 @@ const struct iet_opcode iet_pr_opcodes[] = {
 	  .usage = { RELEASE_10, 0, 0, 0, 0, 0, 0, 0, 0, CONTROL } },
 #define PR_IN(sa_)							\
 	{ .op = PERSISTENT_RESERVE_IN, .sa = (sa_), .len = 10,		\
-	  .flags = IET_OP_SA | IET_OP_PR_FREE, .timeout = 10,		\
+	  .flags = IET_OP_SA | IET_OP_PR_FREE | IET_OP_ALUA_STANDBY,	\
+	  .timeout = 10,						\
 	  .parse = pr_in_parse,						\
 	  .usage = { PERSISTENT_RESERVE_IN, 0x1f, 0, 0, 0, 0, 0, 0xff, 0xff, \
 		     CONTROL } }
@@ -1491,7 +1492,8 @@ const struct iet_opcode iet_pr_opcodes[] = {
 #undef PR_IN
 #define PR_OUT(sa_)							\
 	{ .op = PERSISTENT_RESERVE_OUT, .sa = (sa_), .len = 10,		\
-	  .flags = IET_OP_SA | IET_OP_PR_OWN, .timeout = 10,		\
+	  .flags = IET_OP_SA | IET_OP_PR_OWN | IET_OP_ALUA_STANDBY,	\
+	  .timeout = 10,						\
 	  .parse = pr_out_parse,					\
 	  .usage = { PERSISTENT_RESERVE_OUT, 0x1f, 0xff, 0, 0, 0xff, 0xff,	\
 		     0xff, 0xff, CONTROL } }

@@ -117,11 +117,11 @@ void iet_lost_free(struct iet_target *target)
 }
 
 int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
-		    u32 exp_cmdsn, struct nlattr *keys,
+		    u32 exp_cmdsn, u16 tpgt, struct nlattr *keys,
 		    struct netlink_ext_ack *extack)
 {
 	struct iet_session *session, *old;
-	int ret;
+	int ret, tpg;
 
 	lockdep_assert_held(&iet_mutex);
 	if (!initiator[0]) {
@@ -156,6 +156,16 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 			return -EEXIST;
 		}
 	}
+	tpg = iet_tpg_find(target, tpgt);
+	if (tpg < 0) {
+		mutex_unlock(&target->lock);
+		kfree(session);
+		NL_SET_ERR_MSG(extack, "the target has no such portal group");
+		return -ENOENT;
+	}
+	session->tpgt = tpgt;
+	session->tpg = tpg;
+	target->tpgs[tpg].sessions++;
 	kref_get(&target->kref);
 	session->target = target;
 	session->queued_cmds = target->tparams[IET_TP_QUEUED_CMDS];
@@ -211,6 +221,7 @@ bool iet_session_unlink_locked(struct iet_session *session)
 	if (session->unlinked || !list_empty(&session->conns))
 		return false;
 	list_del(&session->list);
+	session->target->tpgs[session->tpg].sessions--;
 	WRITE_ONCE(session->unlinked, true);
 	return true;
 }

@@ -36,7 +36,7 @@ static u32 inquiry_standard(struct iet_scsi_req *req, u8 *d)
 	d[2] = 0x06;				/* SPC-4 */
 	d[3] = 0x12;				/* HISUP, format 2 */
 	d[4] = 96 - 5;
-	d[5] = 0x08;				/* 3PC: EXTENDED COPY */
+	d[5] = 0x18;				/* TPGS 01b (alua.c), 3PC */
 	d[7] = 0x02;				/* CMDQUE */
 	memcpy(d + 8, INQ_VENDOR, 8);
 	memcpy(d + 16, INQ_PRODUCT, 16);
@@ -100,9 +100,10 @@ static u32 vpd_identification(struct iet_scsi_req *req, u8 *d)
 	struct iet_lun *lun = req->lun;
 	const char *name = lun->target->name;
 	char t10[8 + IET_SCSI_ID_MAX];
+	u16 tpgt = req->nexus->tpgt;
 	u32 id_len = strlen(lun->scsi_id);
 	u32 off = 4, len;
-	u8 naa[IET_NAA_LEN], port[4] = { 0, 0, 0, 1 };
+	u8 naa[IET_NAA_LEN], port[4] = { 0 };
 	char *sname;
 
 	memcpy(t10, INQ_VENDOR, 8);
@@ -114,12 +115,17 @@ static u32 vpd_identification(struct iet_scsi_req *req, u8 *d)
 	off += designator(d + off, 0x01, 0x03, false, naa, IET_NAA_LEN,
 			  IET_NAA_LEN);
 
-	/* The target port: relative port 1, and its SCSI name. */
+	/*
+	 * The target port the command came through (its portal group: alua.c)
+	 * by relative port and SCSI name, and its target port group.
+	 */
+	put_unaligned_be16(tpgt, port + 2);
 	off += designator(d + off, 0x01, 0x14, true, port, 4, 4);
+	off += designator(d + off, 0x01, 0x15, true, port, 4, 4);
 	len = strlen(name) + sizeof(",t,0x0001");	/* with its NUL */
 	sname = kzalloc(ALIGN(len, 4), GFP_NOIO);
 	if (sname) {
-		snprintf(sname, len, "%s,t,0x0001", name);
+		snprintf(sname, len, "%s,t,0x%04x", name, tpgt);
 		off += designator(d + off, 0x03, 0x18, true, sname, len,
 				  ALIGN(len, 4));
 		kfree(sname);
@@ -638,23 +644,23 @@ const struct iet_opcode iet_spc_opcodes[] = {
 	{ .op = INQUIRY, .len = 6, .timeout = 10, .flags = IET_OP_ANY_LUN,
 	  .parse = inquiry_parse,
 	  .usage = { INQUIRY, 0x01, 0xff, 0xff, 0xff, CONTROL } },
-	{ .op = MODE_SENSE, .flags = IET_OP_PR_READ,
+	{ .op = MODE_SENSE, .flags = IET_OP_PR_READ | IET_OP_ALUA_STANDBY,
 	  .len = 6, .timeout = 10, .parse = mode_sense_parse,
 	  .usage = { MODE_SENSE, 0x08, 0xff, 0xff, 0xff, CONTROL } },
 	/* Power conditions and loading do not apply: accepted. */
-	{ .op = MODE_SELECT, .len = 6, .timeout = 10,
-	  .parse = mode_select_parse,
+	{ .op = MODE_SELECT, .flags = IET_OP_ALUA_STANDBY,
+	  .len = 6, .timeout = 10, .parse = mode_select_parse,
 	  .usage = { MODE_SELECT, 0x11, 0, 0, 0xff, CONTROL } },
 	{ .op = START_STOP, .len = 6, .timeout = 10, .parse = no_data,
 	  .usage = { START_STOP, 0x01, 0, 0x0f, 0xf7, CONTROL } },
 	{ .op = ALLOW_MEDIUM_REMOVAL, .len = 6, .timeout = 10,
 	  .parse = no_data,
 	  .usage = { ALLOW_MEDIUM_REMOVAL, 0, 0, 0, 0x03, CONTROL } },
-	{ .op = MODE_SELECT_10, .len = 10, .timeout = 10,
-	  .parse = mode_select_parse,
+	{ .op = MODE_SELECT_10, .flags = IET_OP_ALUA_STANDBY,
+	  .len = 10, .timeout = 10, .parse = mode_select_parse,
 	  .usage = { MODE_SELECT_10, 0x11, 0, 0, 0, 0, 0, 0xff, 0xff,
 		     CONTROL } },
-	{ .op = MODE_SENSE_10, .flags = IET_OP_PR_READ,
+	{ .op = MODE_SENSE_10, .flags = IET_OP_PR_READ | IET_OP_ALUA_STANDBY,
 	  .len = 10, .timeout = 10,
 	  .parse = mode_sense_parse,
 	  .usage = { MODE_SENSE_10, 0x18, 0xff, 0xff, 0, 0, 0, 0xff, 0xff,
@@ -672,6 +678,11 @@ const struct iet_opcode iet_spc_opcodes[] = {
 	  .flags = IET_OP_SA | IET_OP_PR_READ, .len = 12, .timeout = 10,
 	  .parse = iet_tmf_report_parse,
 	  .usage = { MAINTENANCE_IN, 0x1f, 0x80, 0, 0, 0, 0xff, 0xff, 0xff,
+		     0xff, 0, CONTROL } },
+	{ .op = MAINTENANCE_IN, .sa = MI_REPORT_TARGET_PGS,
+	  .flags = IET_OP_SA | IET_OP_PR_FREE | IET_OP_ALUA_ANY, .len = 12,
+	  .timeout = 10, .parse = iet_alua_rtpg_parse,
+	  .usage = { MAINTENANCE_IN, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff,
 		     0xff, 0, CONTROL } },
 };
 

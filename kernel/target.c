@@ -250,6 +250,9 @@ int iet_target_add(u32 *tid, const char *name, struct nlattr *tparams,
 	spin_lock_init(&target->pool.lock);
 	INIT_LIST_HEAD(&target->pool.queue);
 	init_waitqueue_head(&target->pool.wq);
+	/* Portal group 1, active/optimized, until told otherwise. */
+	target->tpgs[0].tag = IET_TPGT_DEFAULT;
+	target->tpgs[0].state = IET_ALUA_AO;
 	memcpy(target->tparams, tparam_defaults, sizeof(target->tparams));
 	memcpy(target->keys, key_defaults, sizeof(target->keys));
 	ret = iet_parse_params(tparams, target->tparams, IET_TP_MAX,

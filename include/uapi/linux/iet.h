@@ -30,10 +30,13 @@
  *                      (the last three as asked for, or their defaults;
  *                      a kernel older than them leaves them out)
  *
- * IET_CMD_SESSION_NEW  TID, SID, INITIATOR_NAME, EXP_CMDSN, SESSION_PARAMS
+ * IET_CMD_SESSION_NEW  TID, SID, INITIATOR_NAME, EXP_CMDSN, SESSION_PARAMS,
+ *                      [TPGT] (the portal group it logged in through, one
+ *                      the target has; default 1)
  * IET_CMD_SESSION_DEL  TID, SID                 closes all its connections
  * IET_CMD_SESSION_GET  dump, TID required: one message per session:
  *                      TID, SID, INITIATOR_NAME, SESSION_PARAMS, STATS,
+ *                      TPGT,
  *                      CONNS { CONN { CID, CONN_STATE, PEER_ADDR,
  *                      PEER_PORT, LOCAL_ADDR, LOCAL_PORT, SESSION_PARAMS
  *                      (the connection-scoped keys) } ... }
@@ -58,6 +61,19 @@
  *                      of a PREEMPT or a RELEASE; kept through power loss
  *                      as the LUN's state is (APTPL)
  *
+ * IET_CMD_TPG_SET      TID, TPGT, [ALUA_STATE]: a portal group of the
+ *                      target (made if new, at most IET_TPGS_MAX), which is
+ *                      also a target port (its relative target port
+ *                      identifier is the TPGT) and a target port group of
+ *                      one port (SPC-4 5.16, its ID the TPGT too), in an
+ *                      ALUA state (default: active/optimized). A change of
+ *                      state is an implicit transition: every I_T nexus
+ *                      hears of it (ASYMMETRIC ACCESS STATE CHANGED). A
+ *                      new target has portal group 1, active/optimized.
+ * IET_CMD_TPG_DEL      TID, TPGT                -EBUSY while a session uses it
+ * IET_CMD_TPG_GET      dump, TID required: one message per portal group:
+ *                      TID, TPGT, ALUA_STATE, TPG_SESSIONS
+ *
  * Events, multicast group IET_GENL_MCGRP_EVENTS:
  * IET_CMD_CONN_CLOSED     TID, SID, CID
  * IET_CMD_SESSION_CLOSED  TID, SID
@@ -77,6 +93,7 @@
 #define IET_LUN_MAX		16383	/* flat addressing, SAM-5 */
 #define IET_PATH_MAX		4095
 #define IET_PHYS_BLOCK_SIZE_MAX	32768	/* the largest LUN_PHYS_BLOCK_SIZE */
+#define IET_TPGS_MAX		16	/* portal groups of a target */
 
 enum iet_genl_cmd {
 	IET_CMD_UNSPEC,
@@ -96,6 +113,9 @@ enum iet_genl_cmd {
 	IET_CMD_SESSION_CLOSED,
 	IET_CMD_PR_GET,
 	IET_CMD_PR_CLEAR,
+	IET_CMD_TPG_SET,
+	IET_CMD_TPG_DEL,
+	IET_CMD_TPG_GET,
 	__IET_CMD_MAX
 };
 
@@ -156,6 +176,9 @@ enum iet_attr {
 	IET_A_PR_RTPI,		/* u32, relative target port, 0: all */
 	IET_A_PR_HOLDER,	/* flag: holds or shares the reservation */
 	IET_A_PR_CLEAR,		/* u32, enum iet_pr_clear */
+	IET_A_TPGT,		/* u32, 1..65535: a target portal group tag */
+	IET_A_ALUA_STATE,	/* u32, enum iet_alua_state */
+	IET_A_TPG_SESSIONS,	/* u32: sessions through the portal group */
 	__IET_A_MAX
 };
 
@@ -229,6 +252,17 @@ enum iet_pr_clear {
 	IET_PR_RELEASE,		/* the reservations, persistent and SPC-2 */
 	IET_PR_CLEAR_ALL,	/* those and every registration */
 	__IET_PR_CLEAR_MAX
+};
+
+/* The asymmetric access state of a target port group (SPC-4 5.16.2.4). */
+enum iet_alua_state {
+	IET_ALUA_UNSPEC,
+	IET_ALUA_ACTIVE_OPTIMIZED,
+	IET_ALUA_ACTIVE_NON_OPTIMIZED,
+	IET_ALUA_STANDBY,
+	IET_ALUA_UNAVAILABLE,
+	IET_ALUA_TRANSITIONING,
+	__IET_ALUA_MAX
 };
 
 enum iet_conn_state {
