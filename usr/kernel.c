@@ -272,6 +272,11 @@ static int session_msg(const struct nlmsghdr *nlh, void *data)
 	return cb_result(kreply_session(nlh, data));
 }
 
+static int tpg_msg(const struct nlmsghdr *nlh, void *data)
+{
+	return cb_result(kreply_tpg(nlh, data));
+}
+
 static int pr_msg(const struct nlmsghdr *nlh, void *data)
 {
 	return cb_result(kreply_pr(nlh, data));
@@ -369,6 +374,22 @@ int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all)
 			  &buf, NULL, NULL);
 }
 
+int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state)
+{
+	reqbuf buf;
+
+	return send_built(kmsg_tpg_set(&buf, sizeof(buf), to(), tid, tag,
+				       state), &buf, NULL, NULL);
+}
+
+int kernel_tpg_del(uint32_t tid, uint16_t tag)
+{
+	reqbuf buf;
+
+	return send_built(kmsg_tpg_del(&buf, sizeof(buf), to(), tid, tag),
+			  &buf, NULL, NULL);
+}
+
 int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
 		       uint32_t exp_cmdsn, const uint32_t *keys)
 {
@@ -426,6 +447,12 @@ int kernel_dump(struct kstate *st)
 		if (!ret)
 			ret = dump_of(IET_CMD_SESSION_GET, t->tid, session_msg,
 				      t);
+		/* A module without portal groups does not know the command. */
+		if (!ret) {
+			ret = dump_of(IET_CMD_TPG_GET, t->tid, tpg_msg, t);
+			if (ret == -EOPNOTSUPP)
+				ret = 0;
+		}
 		/* A target deleted between the dumps simply has no objects. */
 		if (ret == -ENOENT)
 			ret = 0;

@@ -27,6 +27,7 @@ struct kconn {
 struct ksession {
 	uint64_t sid;
 	char initiator[IET_NAME_MAX + 1];
+	uint16_t tpgt;			/* its portal group */
 	uint32_t keys[IET_KEY_COUNT];
 	struct kstats stats;
 	struct kconn *conns;
@@ -38,6 +39,13 @@ struct klun {
 	struct kstats stats;
 };
 
+/* A portal group of a target: a target port and its ALUA state. */
+struct ktpg {
+	uint16_t tag;
+	uint32_t state;			/* enum iet_alua_state */
+	uint32_t sessions;
+};
+
 struct ktarget {
 	uint32_t tid;
 	char name[IET_NAME_MAX + 1];
@@ -47,6 +55,9 @@ struct ktarget {
 	size_t nr_luns;
 	struct ksession *sessions;
 	size_t nr_sessions;
+	/* A module without portal groups reports none: it has group 1. */
+	struct ktpg tpgs[IET_TPGS_MAX];
+	size_t nr_tpgs;
 };
 
 /* A registration of a LUN's persistent reservations. */
@@ -126,6 +137,13 @@ int kernel_pr_get(uint32_t tid, uint32_t lun, struct kpr *pr);
 void kpr_free(struct kpr *pr);
 /* End the reservations of a LUN (all: its registrations too). */
 int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all);
+
+/*
+ * Make a portal group of a target if it is new, and set its ALUA state
+ * unless state is IET_ALUA_UNSPEC; delete one no session uses.
+ */
+int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state);
+int kernel_tpg_del(uint32_t tid, uint16_t tag);
 
 /* The kernel's last extended-ack message, or "" */
 const char *kernel_errmsg(void);

@@ -196,6 +196,30 @@ int kmsg_pr_clear(void *buf, size_t len, const struct kmsg_to *to,
 	return done(&m);
 }
 
+int kmsg_tpg_set(void *buf, size_t len, const struct kmsg_to *to,
+		 uint32_t tid, uint16_t tag, uint32_t state)
+{
+	struct mb m;
+
+	iet_start(&m, buf, len, to, IET_CMD_TPG_SET, NLM_F_ACK);
+	put_u32(&m, IET_A_TID, tid);
+	put_u32(&m, IET_A_TPGT, tag);
+	if (state != IET_ALUA_UNSPEC)
+		put_u32(&m, IET_A_ALUA_STATE, state);
+	return done(&m);
+}
+
+int kmsg_tpg_del(void *buf, size_t len, const struct kmsg_to *to,
+		 uint32_t tid, uint16_t tag)
+{
+	struct mb m;
+
+	iet_start(&m, buf, len, to, IET_CMD_TPG_DEL, NLM_F_ACK);
+	put_u32(&m, IET_A_TID, tid);
+	put_u32(&m, IET_A_TPGT, tag);
+	return done(&m);
+}
+
 int kmsg_session_new(void *buf, size_t len, const struct kmsg_to *to,
 		     uint32_t tid, uint64_t sid, const char *initiator,
 		     uint32_t exp_cmdsn, const uint32_t *keys)

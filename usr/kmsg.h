@@ -79,6 +79,11 @@ int kmsg_pr_get(void *buf, size_t len, const struct kmsg_to *to,
 /* clear: enum iet_pr_clear */
 int kmsg_pr_clear(void *buf, size_t len, const struct kmsg_to *to,
 		  uint32_t tid, uint32_t lun, uint32_t clear);
+/* state: enum iet_alua_state, IET_ALUA_UNSPEC to leave it */
+int kmsg_tpg_set(void *buf, size_t len, const struct kmsg_to *to,
+		 uint32_t tid, uint16_t tag, uint32_t state);
+int kmsg_tpg_del(void *buf, size_t len, const struct kmsg_to *to,
+		 uint32_t tid, uint16_t tag);
 /* A dump of cmd (IET_CMD_*_GET); tid 0 leaves the TID out. */
 int kmsg_dump(void *buf, size_t len, const struct kmsg_to *to, uint8_t cmd,
 	      uint32_t tid);

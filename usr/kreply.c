@@ -222,6 +222,9 @@ int kreply_session(const struct nlmsghdr *nlh, struct ktarget *t)
 	s = &arr[t->nr_sessions - 1];
 	s->sid = get_u64(tb[IET_A_SID]);
 	get_str(tb[IET_A_INITIATOR_NAME], s->initiator, sizeof(s->initiator));
+	/* A module without portal groups has group 1 only. */
+	s->tpgt = valid(tb[IET_A_TPGT], MNL_TYPE_U32) ?
+		  (uint16_t)get_u32(tb[IET_A_TPGT]) : 1;
 	get_u32_array(tb[IET_A_SESSION_PARAMS], s->keys, IET_KEY_MAX);
 	get_stats(tb[IET_A_STATS], &s->stats);
 	if (tb[IET_A_CONNS]) {
@@ -233,6 +236,21 @@ int kreply_session(const struct nlmsghdr *nlh, struct ktarget *t)
 	return 0;
 }
 
+
+int kreply_tpg(const struct nlmsghdr *nlh, struct ktarget *t)
+{
+	const struct nlattr *tb[IET_A_MAX + 1];
+	struct ktpg *g;
+
+	parse_msg(nlh, tb);
+	if (!valid(tb[IET_A_TPGT], MNL_TYPE_U32) || t->nr_tpgs == IET_TPGS_MAX)
+		return 0;
+	g = &t->tpgs[t->nr_tpgs++];
+	g->tag = (uint16_t)get_u32(tb[IET_A_TPGT]);
+	g->state = get_u32(tb[IET_A_ALUA_STATE]);
+	g->sessions = get_u32(tb[IET_A_TPG_SESSIONS]);
+	return 0;
+}
 
 static int pr_reg_attr(const struct nlattr *attr, struct kpr *pr)
 {

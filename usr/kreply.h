@@ -24,6 +24,8 @@ void kreply_tid(const struct nlmsghdr *nlh, uint32_t *tid);
 int kreply_target(const struct nlmsghdr *nlh, struct kstate *st);
 int kreply_lun(const struct nlmsghdr *nlh, struct ktarget *t);
 int kreply_session(const struct nlmsghdr *nlh, struct ktarget *t);
+/* A portal group of a TPG_GET dump, added to t's (IET_TPGS_MAX at most). */
+int kreply_tpg(const struct nlmsghdr *nlh, struct ktarget *t);
 /*
  * A PR_GET answer into *pr (zeroed first): 0, or -ENOMEM with what was
  * taken kept for kpr_free.

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "ctl_ops.h"
 #include "log.h"
+#include "op_alua.h"
 #include "op_pr.h"
 #include "plan.h"
 
@@ -666,6 +667,10 @@ int op_update(struct runtime *rt, const struct ctl_req *req,
 			 "--op update changes a target (--tid and --params or --redirect); accounts and LUNs are deleted and added again");
 		return -EINVAL;
 	}
+	/* A portal group's state, not the target's settings. */
+	if ((req->fields & CTL_F_PARAMS) && !(req->fields & CTL_F_REDIRECT) &&
+	    tpg_params(req->params))
+		return tpg_update(rt, req, err, errlen);
 	t = req_target(rt, req, err, errlen);
 	return t ? target_update(rt, t, req, err, errlen) : -ENOENT;
 }

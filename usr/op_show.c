@@ -12,6 +12,7 @@
 
 #include "ctl_ops.h"
 #include "json.h"
+#include "op_alua.h"
 #include "op_pr.h"
 #include "params.h"
 
@@ -90,6 +91,7 @@ static void target_text(struct textbuf *out, const struct target_conf *t,
 		out_line(out, "Alias=%s", t->alias);
 	if (t->redirect[0])
 		out_line(out, "Redirect=%s", t->redirect);
+	tpg_text(out, kt);
 }
 
 static void lun_text(struct textbuf *out, const struct klun *kl)
@@ -260,6 +262,7 @@ static void session_json(struct jw *j, const struct ksession *ks)
 	snprintf(sid, sizeof(sid), "%llu", (unsigned long long)ks->sid);
 	jw_str(j, "sid_str", sid);
 	jw_str(j, "initiator", ks->initiator);
+	jw_u64(j, "portal_group", ks->tpgt);
 	keys_json(j, "params", ks->keys, false);
 	stats_json(j, &ks->stats);
 	jw_arr(j, "connections");
@@ -324,6 +327,7 @@ static void target_json(struct jw *j, const struct target_conf *t,
 		jw_u64(j, tparam_names[i], kt->tparams[i]);
 	jw_end(j, '}');
 	keys_json(j, "session_defaults", kt->keys, true);
+	tpg_json(j, kt);
 	jw_arr(j, "luns");
 	for (k = 0; k < kt->nr_luns; k++)
 		lun_json(j, &kt->luns[k]);
@@ -453,6 +457,7 @@ int op_show(struct runtime *rt, const struct ctl_req *req,
 		} else {
 			keys_text(out, ks->keys, false);
 			stats_text(out, &ks->stats);
+			out_line(out, "PortalGroup=%u", ks->tpgt);
 		}
 		goto out;
 	}

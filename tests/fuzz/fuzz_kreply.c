@@ -2,7 +2,8 @@
 /*
  * libFuzzer harness: a buffer of netlink messages, as ietd receives them
  * from iscsi_trgt, handed to every parser of kreply.c: target, LUN and
- * session dumps, the TARGET_NEW answer and the events group.
+ * session and portal group dumps, the TARGET_NEW and PR_GET answers and
+ * the events group.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (st.nr_targets) {
 			struct ktarget *t = &st.targets[st.nr_targets - 1];
 
-			if (kreply_lun(nlh, t) < 0 || kreply_session(nlh, t) < 0)
+			if (kreply_lun(nlh, t) < 0 ||
+			    kreply_session(nlh, t) < 0 ||
+			    kreply_tpg(nlh, t) < 0)
 				abort();
 		}
 		if (kreply_pr(nlh, &pr) < 0)

@@ -224,6 +224,13 @@ def main():
                              nlattr(a["IET_A_PR_KEY"], struct.pack("=Q", 0xdef)) +
                              strz(a["IET_A_INITIATOR_NAME"], "iqn.1993-08.org.debian:01:y") +
                              u32(a["IET_A_PR_RTPI"], 0)))))
+    write(out + "/kreply", "tpg",
+          genl(a["IET_CMD_TARGET_GET"], u32(a["IET_A_TID"], 1),
+               strz(a["IET_A_TARGET_NAME"], "iqn.2001-04.com.example:t")) +
+          b"".join(genl(a["IET_CMD_TPG_GET"], u32(a["IET_A_TID"], 1),
+                        u32(a["IET_A_TPGT"], tag), u32(a["IET_A_ALUA_STATE"], state),
+                        u32(a["IET_A_TPG_SESSIONS"], 2))
+                   for tag, state in ((1, 1), (2, 3))))
     write(out + "/kreply", "new", genl(a["IET_CMD_TARGET_NEW"],
                                        u32(a["IET_A_TID"], 3)))
 

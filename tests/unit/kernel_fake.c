@@ -39,7 +39,7 @@ static struct {
 static const char *const op_names[F_NR_OPS] = {
 	"open", "target_new", "target_set", "target_del", "lun_new",
 	"lun_del", "session_new", "session_del", "conn_new", "conn_del",
-	"dump", "pr_get", "pr_clear",
+	"dump", "pr_get", "pr_clear", "tpg_set", "tpg_del",
 };
 
 static void trace(const struct fake_call *c)
@@ -113,6 +113,8 @@ static struct ksession *find_session(struct ktarget *t, uint64_t sid)
 			return &t->sessions[i];
 	return NULL;
 }
+
+static struct ktpg *find_tpg(struct ktarget *t, uint16_t tag);
 
 static void drop_fd(uint32_t tid, uint64_t sid, uint16_t cid, bool any_cid)
 {
@@ -311,6 +313,10 @@ int kernel_target_new(uint32_t *tid, const char *name, const uint32_t *tparams,
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	memcpy(t->tparams, tparams, sizeof(t->tparams));
 	memcpy(t->keys, keys, sizeof(t->keys));
+	/* As the module: portal group 1, active/optimized. */
+	t->tpgs[0].tag = 1;
+	t->tpgs[0].state = IET_ALUA_ACTIVE_OPTIMIZED;
+	t->nr_tpgs = 1;
 	return done(c, 0, NULL);
 }
 
@@ -419,6 +425,9 @@ static int add_session(uint32_t tid, uint64_t sid, const char *initiator,
 	memset(s, 0, sizeof(*s));
 	s->sid = sid;
 	snprintf(s->initiator, sizeof(s->initiator), "%s", initiator);
+	s->tpgt = 1;
+	if (t->nr_tpgs)
+		t->tpgs[0].sessions++;
 	if (keys)
 		memcpy(s->keys, keys, sizeof(s->keys));
 	return 0;
@@ -496,6 +505,8 @@ int kernel_session_del(uint32_t tid, uint64_t sid)
 		return done(c, -ENOENT, "no session %llu",
 			    (unsigned long long)sid);
 	drop_fd(tid, sid, 0, true);
+	if (find_tpg(t, s->tpgt) && find_tpg(t, s->tpgt)->sessions)
+		find_tpg(t, s->tpgt)->sessions--;
 	free_session(s);
 	*s = t->sessions[--t->nr_sessions];
 	return done(c, 0, NULL);
@@ -629,6 +640,68 @@ int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all)
 			f.pr.generation++;
 		}
 	}
+	return done(c, 0, NULL);
+}
+
+static struct ktpg *find_tpg(struct ktarget *t, uint16_t tag)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_tpgs; i++)
+		if (t->tpgs[i].tag == tag)
+			return &t->tpgs[i];
+	return NULL;
+}
+
+int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state)
+{
+	struct fake_call *c = record(F_TPG_SET);
+	int err = injected(F_TPG_SET);
+	struct ktarget *t;
+	struct ktpg *g;
+
+	c->tid = tid;
+	c->tpgt = tag;
+	c->alua_state = state;
+	if (err)
+		return done(c, err, NULL);
+	t = find_target(tid);
+	if (!t)
+		return done(c, -ENOENT, "no target with this tid");
+	g = find_tpg(t, tag);
+	if (!g) {
+		if (t->nr_tpgs == IET_TPGS_MAX)
+			return done(c, -ENOSPC, "too many portal groups");
+		g = &t->tpgs[t->nr_tpgs++];
+		memset(g, 0, sizeof(*g));
+		g->tag = tag;
+		g->state = IET_ALUA_ACTIVE_OPTIMIZED;
+	}
+	if (state != IET_ALUA_UNSPEC)
+		g->state = state;
+	return done(c, 0, NULL);
+}
+
+int kernel_tpg_del(uint32_t tid, uint16_t tag)
+{
+	struct fake_call *c = record(F_TPG_DEL);
+	int err = injected(F_TPG_DEL);
+	struct ktarget *t;
+	struct ktpg *g;
+
+	c->tid = tid;
+	c->tpgt = tag;
+	if (err)
+		return done(c, err, NULL);
+	t = find_target(tid);
+	if (!t)
+		return done(c, -ENOENT, "no target with this tid");
+	g = find_tpg(t, tag);
+	if (!g)
+		return done(c, -ENOENT, "the target has no such portal group");
+	if (g->sessions)
+		return done(c, -EBUSY, "sessions use the portal group");
+	*g = t->tpgs[--t->nr_tpgs];
 	return done(c, 0, NULL);
 }
 

@@ -26,6 +26,8 @@ enum fake_op {
 	F_DUMP,
 	F_PR_GET,
 	F_PR_CLEAR,
+	F_TPG_SET,
+	F_TPG_DEL,
 	F_NR_OPS,
 };
 
@@ -42,6 +44,8 @@ struct fake_call {
 	uint32_t keys[IET_KEY_COUNT];
 	uint32_t tparams[IET_TP_COUNT];
 	bool pr_all;			/* PR_CLEAR: registrations too */
+	uint16_t tpgt;			/* TPG_SET, TPG_DEL */
+	uint32_t alua_state;		/* TPG_SET */
 };
 
 /* Forget everything (closing held sockets); open succeeds again. */

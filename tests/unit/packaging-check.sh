@@ -110,6 +110,8 @@ expect "ietadm --op new --tid 1 --lun 0 --params Path=/x,Th" \
 expect "ietadm --op update --tid 1 --params NOP" "NOPInterval= NOPTimeout= "
 expect "ietadm --op update --tid 1 --lun 0 --params Re" \
 	"Reservations=clear Reservations=release "
+expect "ietadm --op update --tid 1 --params PortalGroup=2,State=s" \
+	"PortalGroup=2,State=standby "
 expect "ietadm -" "--help --op --socket --version "
 
 summary

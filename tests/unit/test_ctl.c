@@ -157,7 +157,8 @@ TEST(ctl_show_target_prints_its_parameters)
 	cf_init(&f);
 	REQUIRE(run(&f, "show", CTL_F_TID, 1, 0) == 0);
 	CHECK_STR(f.out.buf, "Wthreads=4\nQueuedCommands=128\nNOPInterval=10\n"
-		  "NOPTimeout=15\nMaxSessions=3\n");
+		  "NOPTimeout=15\nMaxSessions=3\n"
+		  "PortalGroup=1,State=active/optimized,Sessions=0\n");
 	cf_free(&f);
 }
 
@@ -199,10 +200,10 @@ TEST(ctl_show_session_prints_negotiated_keys_with_rfc_names)
 	CHECK_CONTAINS(f.out.buf, "DataDigest=None\n");
 	for (line = f.out.buf; (line = strchr(line, '\n')); line++)
 		n++;
-	/* The keys, then the session's counters. */
-	CHECK_EQ(n, IET_KEY_MAX + 4);
+	/* The keys, the session's counters, its portal group. */
+	CHECK_EQ(n, IET_KEY_MAX + 5);
 	CHECK_CONTAINS(f.out.buf, "Commands=0\nReadBytes=0\nWrittenBytes=0\n"
-		       "Errors=0\n");
+		       "Errors=0\nPortalGroup=1\n");
 	cf_free(&f);
 }
 

@@ -246,6 +246,8 @@ TEST(kreply_session_reads_its_connections_over_ipv4_and_ipv6)
 	REQUIRE_EQ(t->nr_sessions, 1);
 	CHECK_EQ(t->sessions[0].sid, 0x0123456789abcdefull);
 	CHECK_STR(t->sessions[0].initiator, "iqn.1993-08.org.debian:01:i");
+	/* A module without portal groups leaves the TPGT out: group 1. */
+	CHECK_EQ(t->sessions[0].tpgt, 1);
 	CHECK_EQ(t->sessions[0].stats.write_bytes, 3);
 	REQUIRE_EQ(t->sessions[0].nr_conns, 2);
 	sin = (const void *)&t->sessions[0].conns[0].peer;
@@ -438,4 +440,36 @@ TEST(kreply_event_reports_closed_connections_and_sessions_only)
 	nlh = start(&m, FAMILY, IET_CMD_TARGET_GET);
 	mnl_attr_put_u32(nlh, IET_A_TID, 2);
 	CHECK_EQ(kreply_event(nlh, FAMILY, &ev), 0);
+}
+
+TEST(kreply_tpg_reads_portal_groups_up_to_the_limit)
+{
+	static struct msg m;
+	struct kstate st = { 0 };
+	struct ktarget *t = one_target(&st, 2);
+	struct nlmsghdr *nlh;
+	unsigned int i;
+
+	REQUIRE(t);
+	for (i = 0; i < IET_TPGS_MAX + 2; i++) {
+		nlh = start(&m, FAMILY, IET_CMD_TPG_GET);
+		mnl_attr_put_u32(nlh, IET_A_TID, 2);
+		mnl_attr_put_u32(nlh, IET_A_TPGT, 10 + i);
+		mnl_attr_put_u32(nlh, IET_A_ALUA_STATE, IET_ALUA_STANDBY);
+		mnl_attr_put_u32(nlh, IET_A_TPG_SESSIONS, i);
+		REQUIRE_EQ(kreply_tpg(nlh, t), 0);
+	}
+	/* The limit holds whatever a kernel sends. */
+	REQUIRE_EQ(t->nr_tpgs, IET_TPGS_MAX);
+	CHECK_EQ(t->tpgs[3].tag, 13);
+	CHECK_EQ(t->tpgs[3].state, IET_ALUA_STANDBY);
+	CHECK_EQ(t->tpgs[3].sessions, 3);
+	/* Without a TPGT it is not a group. */
+	t->nr_tpgs = 0;
+	nlh = start(&m, FAMILY, IET_CMD_TPG_GET);
+	mnl_attr_put_u32(nlh, IET_A_TID, 2);
+	mnl_attr_put_u32(nlh, IET_A_ALUA_STATE, IET_ALUA_STANDBY);
+	REQUIRE_EQ(kreply_tpg(nlh, t), 0);
+	CHECK_EQ(t->nr_tpgs, 0);
+	kstate_free(&st);
 }

@@ -835,3 +835,52 @@ TEST(ops_show_lun_gives_its_reservations_and_update_ends_them)
 	CHECK_CONTAINS(err, "could not be kept");
 	of_free(&f);
 }
+
+TEST(ops_update_sets_a_portal_groups_alua_state_and_show_gives_it)
+{
+	struct ofx f;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID, 1 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "PortalGroup=1,State=active/optimized,Sessions=0\n");
+
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=1,State=standby" }) == 0);
+	CHECK_EQ(fake_last(F_TPG_SET)->tpgt, 1);
+	CHECK_EQ(fake_last(F_TPG_SET)->alua_state, IET_ALUA_STANDBY);
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_JSON, 1 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "\"portal_groups\":[{\"tag\":1,\"state\":"
+		       "\"standby\",\"sessions\":0}]");
+	/* The short names do too, in any case. */
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "State=AN,PortalGroup=1" }) == 0);
+	CHECK_EQ(fake_last(F_TPG_SET)->alua_state,
+		 IET_ALUA_ACTIVE_NON_OPTIMIZED);
+
+	/* Refused, and nothing sent: a bad state, tag or key, no state. */
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=1,State=sleepy" }), -EINVAL);
+	CHECK_CONTAINS(err, "wrong State");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=0,State=standby" }), -EINVAL);
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=70000,State=standby" }), -EINVAL);
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=1,Wthreads=2" }), -EINVAL);
+	CHECK_CONTAINS(err, "PortalGroup=TAG,State=STATE");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=1" }), -EINVAL);
+	/* Groups come with portals: ietadm makes none. */
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=2,State=standby" }), -ENOENT);
+	CHECK_CONTAINS(err, "no portal group 2");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 9,
+			.params = "PortalGroup=1,State=standby" }), -ENOENT);
+	CHECK_EQ(fake_count(F_TPG_SET), 2);
+	/* A kernel that fails says so. */
+	fake_fail(F_TPG_SET, -EIO, "no");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=1,State=u" }), -EIO);
+	CHECK_CONTAINS(err, "portal group 1");
+	of_free(&f);
+}

@@ -25,7 +25,7 @@ from vmlib.util import MiB, RESULTS
 # overlaps is over): what splits the suite into parts of about the same
 # length. A module not listed counts 10 s a test.
 MODULE_SECONDS = {
-    "test_access": 60, "test_caw": 87, "test_chap": 100, "test_cluster_agent": 18,
+    "test_access": 60, "test_alua": 40, "test_caw": 87, "test_chap": 100, "test_cluster_agent": 18,
     "test_conformance": 191, "test_dirty_throttle": 36, "test_disappear": 39, "test_eio": 75,
     "test_ext4": 22, "test_fio": 110, "test_hostile": 245, "test_ietadm": 22,
     "test_libiscsi": 17, "test_limits": 8, "test_login": 32, "test_lun_options": 40,

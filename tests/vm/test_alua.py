@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: GPL-2.0
+"""ALUA (SPC-4 5.16) of a target's portal group: INQUIRY says TPGS 01b
+(implicit), VPD 0x83 names the target port and its target port group,
+REPORT TARGET PORT GROUPS lists the group with its state; ietadm sets the
+state at runtime, every I_T nexus hears ASYMMETRIC ACCESS STATE CHANGED,
+and a command through a standby, unavailable or transitioning group gets
+the NOT READY SPC-4 prescribes unless that state lets it through. Linux's
+ALUA device handler follows the state from a real session."""
+
+import json
+import struct
+from pathlib import Path
+
+import pytest
+
+from ietlib import ietadm
+from vmlib import rawiscsi as ri
+from vmlib.rawiscsi import Connection
+from vmlib.target import Lun, Target, iqn
+from vmlib.util import run, wait_until
+
+NAME = iqn("alua")
+NOT_READY = 0x02
+STATES = {"ao": 0x0, "an": 0x1, "s": 0x2, "u": 0x3, "t": 0xf}
+
+
+@pytest.fixture
+def conn(ietd):
+    ietd(Target(NAME, [Lun(0, None, "nullio"), Lun(1, None, "nullio")]))
+    c = Connection(NAME, timeout=30).connect()
+    c.login(clear_ua=True)
+    yield c
+    c.reset()
+
+
+def rtpg(c, extended=False, lun=0):
+    cdb = bytes([0xa3, 0x0a | (0x20 if extended else 0), 0, 0, 0, 0]) + \
+        struct.pack(">I", 1024) + bytes(2)
+    r = c.execute(cdb, lun=lun, read=True, edtl=1024)
+    assert r.status == ri.GOOD, r.sense_triple
+    return r.data
+
+
+def groups(data, extended=False):
+    """[(state, supported, tpg id, status code, [rtpi])]"""
+    length = struct.unpack(">I", data[:4])[0]
+    assert length + 4 == len(data), (length, data.hex())
+    off, out = (8 if extended else 4), []
+    while off < len(data):
+        count = data[off + 7]
+        ports = [struct.unpack(">H", data[off + 10 + 4 * i:off + 12 + 4 * i])[0]
+                 for i in range(count)]
+        out.append((data[off] & 0x0f, data[off + 1],
+                    struct.unpack(">H", data[off + 2:off + 4])[0], data[off + 5], ports))
+        off += 8 + 4 * count
+    return out
+
+
+def designators(page):
+    """{(association, type): value} of VPD 0x83."""
+    out, off = {}, 4
+    while off < len(page):
+        length = page[off + 3]
+        out[((page[off + 1] >> 4) & 3, page[off + 1] & 0xf)] = page[off + 4:off + 4 + length]
+        off += 4 + length
+    return out
+
+
+def set_state(state, tag=1):
+    ietadm("--op", "update", "--tid=1", "--params", f"PortalGroup={tag},State={state}")
+
+
+def sense_of(c, cdb, **kw):
+    r = c.execute(cdb, **kw)
+    return r.status, r.sense_triple[1:] if r.status == ri.CHECK_CONDITION else None
+
+
+def test_inquiry_vpd_and_rtpg_describe_the_portal_group(conn):
+    c = conn
+    r = c.execute(ri.cdb_inquiry(96), read=True, edtl=96)
+    assert r.data[5] & 0x30 == 0x10, f"TPGS {r.data[5]:#x}: implicit ALUA"
+    r = c.execute(ri.cdb_inquiry(255, evpd=True, page=0x83), read=True, edtl=255)
+    d = designators(r.data)
+    assert d[(1, 4)] == bytes([0, 0, 0, 1])               # relative target port 1
+    assert d[(1, 5)] == bytes([0, 0, 0, 1])               # target port group 1
+    assert d[(1, 8)].rstrip(b"\0") == f"{NAME},t,0x0001".encode()
+    for extended in (False, True):
+        data = rtpg(c, extended)
+        if extended:
+            assert data[4] == 0x10, data[:8].hex()         # FORMAT TYPE 001b
+        assert groups(data, extended) == [(STATES["ao"], 0x8f, 1, 0, [1])]
+    # A short allocation length gets the header's beginning; a format
+    # that does not exist is refused.
+    cdb = bytes([0xa3, 0x0a, 0, 0, 0, 0]) + struct.pack(">I", 4) + bytes(2)
+    r = c.execute(cdb, read=True, edtl=4)
+    assert r.status == ri.GOOD and r.data == struct.pack(">I", 12)
+    cdb = bytes([0xa3, 0x0a | 0x40, 0, 0, 0, 0]) + struct.pack(">I", 64) + bytes(2)
+    assert sense_of(c, cdb, read=True, edtl=64) == (ri.CHECK_CONDITION, (0x24, 0x00))
+
+
+def test_each_state_is_announced_and_enforced(conn):
+    c = conn
+    other = Connection(NAME, timeout=30, initiator=iqn("alua-other-host")).connect()
+    other.login(clear_ua=True)
+    try:
+        read = dict(cdb=ri.cdb_read10(0, 1), read=True, edtl=512)
+        mode_sense = dict(cdb=ri.cdb_mode_sense10(255), read=True, edtl=255)
+        pr_in = dict(cdb=bytes([0x5e, 0, 0, 0, 0, 0, 0, 0, 255, 0]), read=True, edtl=255)
+        inquiry = dict(cdb=ri.cdb_inquiry(96), read=True, edtl=96)
+        tur = dict(cdb=ri.cdb_test_unit_ready())
+        good = (ri.GOOD, None)
+        for state, ascq, passes in [
+                ("standby", 0x0b, [mode_sense, pr_in, inquiry]),
+                ("unavailable", 0x0c, [inquiry]),
+                ("transitioning", 0x0a, [inquiry])]:
+            set_state(state)
+            # Every nexus hears of it, on each LU, once.
+            for x in (c, other):
+                for lun in (0, 1):
+                    assert sense_of(x, ri.cdb_test_unit_ready(), lun=lun) == \
+                        (ri.CHECK_CONDITION, (0x2a, 0x06)), (state, lun)
+            assert groups(rtpg(c)) == [(STATES[state[0]], 0x8f, 1, 2, [1])]
+            for kw in (read, tur, mode_sense, pr_in, inquiry):
+                want = good if kw in passes else (ri.CHECK_CONDITION, (0x04, ascq))
+                r = c.execute(**kw)
+                assert (r.status, r.sense_triple[1:] if r.status else None) == want, \
+                    (state, kw["cdb"].hex())
+                if r.status:
+                    assert r.sense_triple[0] == NOT_READY
+        # Active/non-optimized serves as active/optimized does.
+        set_state("an")
+        c.clear_unit_attentions()
+        assert sense_of(c, **read) == good
+        assert groups(rtpg(c)) == [(STATES["an"], 0x8f, 1, 2, [1])]
+        set_state("ao")
+        c.clear_unit_attentions()
+        assert sense_of(c, **read) == good
+        # Setting the state it has changes nothing, and no one hears of it.
+        set_state("ao")
+        assert sense_of(c, **tur) == good
+        other.logout()
+    finally:
+        other.close()
+
+
+def test_ietadm_shows_groups_and_refuses_what_is_not_there(conn):
+    shown = ietadm("--op", "show", "--tid=1").stdout
+    assert "PortalGroup=1,State=active/optimized,Sessions=1\n" in shown
+    data = json.loads(ietadm("--op", "show", "--tid=1", "--json").stdout)
+    assert data["portal_groups"] == [{"tag": 1, "state": "active/optimized", "sessions": 1}]
+    assert data["sessions"][0]["portal_group"] == 1
+    for params, says in [("PortalGroup=2,State=standby", "no portal group 2"),
+                         ("PortalGroup=1,State=asleep", "wrong State"),
+                         ("PortalGroup=1", "PortalGroup=TAG,State=STATE")]:
+        cp = ietadm("--op", "update", "--tid=1", "--params", params, check=False)
+        assert cp.returncode != 0 and says in cp.stderr, (params, cp.stderr)
+    assert sense_of(conn, ri.cdb_test_unit_ready()) == (ri.GOOD, None)
+
+
+def test_linux_alua_handler_follows_the_state(ietd, initiator):
+    """scsi_dh_alua attaches to a TPGS disk, reads REPORT TARGET PORT
+    GROUPS, and moves its access_state on ASYMMETRIC ACCESS STATE CHANGED."""
+    run(["modprobe", "scsi_dh_alua"])
+    ietd(Target(NAME, [Lun(0, None, "nullio")]))
+    disk = initiator.login(NAME).disk(0)
+    dev = Path("/sys/class/block", Path(disk).name, "device")
+    assert (dev / "dh_state").read_text().strip() == "alua"
+    assert (dev / "access_state").read_text().strip() == "active/optimized"
+    set_state("standby")
+    # The next command meets the unit attention; the handler re-reads.
+    run(["sg_turs", disk], check=False)
+    wait_until(lambda: (dev / "access_state").read_text().strip() == "standby", 30,
+               lambda: f"access_state {(dev / 'access_state').read_text().strip()}")
+    out = run(["sg_rtpg", "--decode", disk]).stdout
+    assert "standby" in out.lower(), out
+    set_state("ao")
+    run(["sg_turs", disk], check=False)
+    wait_until(lambda: (dev / "access_state").read_text().strip() == "active/optimized", 30,
+               lambda: f"access_state {(dev / 'access_state').read_text().strip()}")
+    run(["dd", f"if={disk}", "of=/dev/null", "bs=4k", "count=16", "iflag=direct"])
