@@ -16,7 +16,7 @@ import pytest
 from vmlib import initiator as ini
 from vmlib import faults, kmsg, storage, util
 from vmlib.target import Ietd, KernelModule, assert_module_gone, render_config
-from vmlib.util import MiB, RESULTS
+from vmlib.util import MiB, RESULTS, run, wait_until
 
 # ---------------------------------------------------------------- one part of the suite
 
@@ -101,6 +101,18 @@ def brd():
 
 
 # ---------------------------------------------------------------- the target
+
+@pytest.fixture
+def alua_handler():
+    """Linux's ALUA device handler (scsi_dh_alua), loaded for the test --
+    ask for it before the logins -- and unloaded after, so that no other
+    test's disks get it; skipped on a kernel without it."""
+    if run(["modprobe", "scsi_dh_alua"], check=False).returncode:
+        pytest.skip("this kernel has no ALUA device handler (CONFIG_SCSI_DH_ALUA)")
+    yield
+    wait_until(lambda: run(["modprobe", "-r", "scsi_dh_alua"], check=False).returncode == 0,
+               30, "scsi_dh_alua to unload")
+
 
 @pytest.fixture
 def kmod():

@@ -157,10 +157,9 @@ def test_ietadm_shows_groups_and_refuses_what_is_not_there(conn):
     assert sense_of(conn, ri.cdb_test_unit_ready()) == (ri.GOOD, None)
 
 
-def test_linux_alua_handler_follows_the_state(ietd, initiator):
+def test_linux_alua_handler_follows_the_state(alua_handler, ietd, initiator):
     """scsi_dh_alua attaches to a TPGS disk, reads REPORT TARGET PORT
     GROUPS, and moves its access_state on ASYMMETRIC ACCESS STATE CHANGED."""
-    run(["modprobe", "scsi_dh_alua"])
     ietd(Target(NAME, [Lun(0, None, "nullio")]))
     disk = initiator.login(NAME).disk(0)
     dev = Path("/sys/class/block", Path(disk).name, "device")

@@ -18,7 +18,7 @@ from vmlib import fio
 from vmlib import initiator as ini
 from vmlib.storage import SlowWrites, pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
-from vmlib.util import MiB, RESULTS, run
+from vmlib.util import MiB, RESULTS, run, udev_settle
 
 BS = 512
 MISCOMPARE_EXIT = 14        # sg3-utils' SG_LIB_CAT_MISCOMPARE
@@ -176,7 +176,7 @@ def test_compare_and_write_waits_for_a_write_in_flight(slow_writes, ietd, sessio
     ietd(Target(target, [Lun(0, slow_writes.path, type="blockio")]))
     a, b = sessions(target, 2)
     run(write16_command(a, 3, block(0xaa), tmp_path))
-    run(["udevadm", "settle"], check=False, timeout=60)
+    udev_settle()
     slow_writes.set_write_delay(3000)
 
     w = subprocess.Popen(write16_command(b, 3, block(0xcc), tmp_path),

@@ -18,7 +18,7 @@ from ietlib import fio_report_clean
 from vmlib import kmsg
 from vmlib.initiator import writes_completed
 from vmlib.target import Lun, Target, iqn
-from vmlib.util import MiB, RESULTS, run, safe_name, wait_until
+from vmlib.util import MiB, RESULTS, run, safe_name, udev_settle, wait_until
 
 SECTOR = 512
 GOOD = 16 * MiB                 # good blocks before the error range
@@ -42,7 +42,7 @@ def error_device(brd):
              f"{g + b} {rest} linear {dev} {g + b}\n")
     run(["dmsetup", "create", name], input=table)
     try:
-        run(["udevadm", "settle"], check=False, timeout=60)
+        udev_settle()
         yield f"/dev/mapper/{name}"
     finally:
         # A device left behind would hold the brd disk for every later test.

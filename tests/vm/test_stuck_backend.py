@@ -19,7 +19,7 @@ import pytest
 from vmlib import proc
 from vmlib import rawiscsi as ri
 from vmlib.target import Lun, Target, assert_module_gone, ietadm, iqn
-from vmlib.util import run, wait_until
+from vmlib.util import run, udev_settle, wait_until
 
 pytestmark = pytest.mark.short
 
@@ -37,7 +37,7 @@ def stuck_device(brd):
     before ietd, it outlives the target that uses it."""
     run(["dmsetup", "create", DM_NAME], input=f"0 {brd.size // 512} linear {brd.dev} 0\n")
     try:
-        run(["udevadm", "settle"], check=False, timeout=60)
+        udev_settle()
         yield f"/dev/mapper/{DM_NAME}"
     finally:
         run(["dmsetup", "resume", DM_NAME], check=False, timeout=60)

@@ -16,7 +16,7 @@ import pytest
 
 from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
-from vmlib.util import MiB, run
+from vmlib.util import MiB, run, udev_settle
 
 BS = 512
 SIZE = 16 * MiB
@@ -34,7 +34,7 @@ def disks(ietd, backing, brd, initiator):
                     Lun(2, str(ro), params={"IOMode": "ro"})]),
          Target(b, [Lun(0, str(backing("b0", SIZE)))]))
     sa, sb = initiator.login(a), initiator.login(b)
-    run(["udevadm", "settle"], check=False, timeout=60)
+    udev_settle()
     return {"a0": sa.disk(0), "a1": sa.disk(1), "a2": sa.disk(2), "b0": sb.disk(0)}
 
 

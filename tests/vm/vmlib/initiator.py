@@ -337,7 +337,7 @@ def iface_logins(names):
         login_ifaces(target, use, timeout=300)
         by_iface = sessions_by_iface(target)
         disks = [disk_of(by_iface[name], 0) for name in use]
-        run(["udevadm", "settle"], check=False, timeout=60)     # udev's probes done
+        util.udev_settle()     # udev's probes done
         return disks
 
     try:

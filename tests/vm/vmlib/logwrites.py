@@ -14,6 +14,7 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import util
 from .util import run
 
 MAGIC = 0x6a736677736872
@@ -106,7 +107,7 @@ class LogWrites:
         size = int(run(["blockdev", "--getsz", self.dev]).stdout)
         run(["dmsetup", "create", self.name],
             input=f"0 {size} log-writes {self.dev} {self.logdev}\n")
-        run(["udevadm", "settle"], check=False, timeout=60)
+        util.udev_settle()
         return self
 
     def mark(self, label):

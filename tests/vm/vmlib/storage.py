@@ -58,7 +58,7 @@ class SlowWrites:
     def create(self):
         run(["modprobe", "dm-delay"])
         run(["dmsetup", "create", self.name], input=self._table(0))
-        run(["udevadm", "settle"], check=False, timeout=60)
+        util.udev_settle()
         return self
 
     def set_write_delay(self, ms):

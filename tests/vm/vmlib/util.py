@@ -42,6 +42,12 @@ def run(cmd, check=True, timeout=120, input=None, env=None):
     return cp
 
 
+def udev_settle():
+    """Wait for udev's probes of new devices; a slow kernel (the debug one)
+    may take minutes, after which the caller goes on regardless."""
+    run(["udevadm", "settle", "--timeout=150"], check=False, timeout=180)
+
+
 def wait_until(predicate, timeout, what, interval=0.2):
     """Poll predicate() until it returns something true; return that value.
 
