@@ -737,7 +737,7 @@ static int end_target(struct parser *p)
 static int do_target(struct parser *p, const char *name)
 {
 	struct config *cfg = p->cfg;
-	struct target_conf *t, *nt;
+	struct target_conf *t;
 	char what[256];
 
 	if (!*name)
@@ -755,12 +755,8 @@ static int do_target(struct parser *p, const char *name)
 			    CONFIG_TARGETS_MAX);
 	if (end_target(p))
 		return -EINVAL;
-	/* The targets before hold their outgoing secrets: no copy left. */
-	nt = wiped_realloc(cfg->targets, cfg->nr_targets * sizeof(*nt),
-			   (cfg->nr_targets + 1) * sizeof(*nt));
-	if (!nt)
+	if (config_grow_targets(cfg))
 		return fail(p, "Target", "out of memory");
-	cfg->targets = nt;
 	t = &cfg->targets[cfg->nr_targets++];
 	target_conf_defaults(t);
 	t->tid = cfg->nr_targets;

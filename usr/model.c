@@ -155,6 +155,7 @@ int config_copy(struct config *dst, const struct config *src)
 	*dst = *src;
 	dst->targets = NULL;
 	dst->nr_targets = 0;
+	dst->cap_targets = 0;
 	if (auth_copy(&dst->auth, &src->auth)) {
 		memset(dst, 0, sizeof(*dst));
 		return -ENOMEM;
@@ -190,20 +191,33 @@ struct target_conf *config_target_by_tid(const struct config *cfg,
 	return NULL;
 }
 
+int config_grow_targets(struct config *cfg)
+{
+	struct target_conf *nt;
+	size_t cap;
+
+	if (cfg->nr_targets < cfg->cap_targets)
+		return 0;
+	cap = cfg->cap_targets ? 2 * cfg->cap_targets : 8;
+	/* Each target holds its outgoing secret: no copy left behind. */
+	nt = wiped_realloc(cfg->targets, cfg->nr_targets * sizeof(*nt),
+			   cap * sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	memset(nt + cfg->nr_targets, 0,
+	       (cap - cfg->nr_targets) * sizeof(*nt));
+	cfg->targets = nt;
+	cfg->cap_targets = cap;
+	return 0;
+}
+
 struct target_conf *config_add_target(struct config *cfg,
 				      const struct target_conf *t)
 {
-	struct target_conf *nt;
-
-	/* Each target holds its outgoing secret: no copy left behind. */
-	nt = wiped_realloc(cfg->targets, cfg->nr_targets * sizeof(*nt),
-			   (cfg->nr_targets + 1) * sizeof(*nt));
-	if (!nt)
+	if (config_grow_targets(cfg) ||
+	    target_conf_copy(&cfg->targets[cfg->nr_targets], t))
 		return NULL;
-	cfg->targets = nt;
-	if (target_conf_copy(&nt[cfg->nr_targets], t))
-		return NULL;
-	return &nt[cfg->nr_targets++];
+	return &cfg->targets[cfg->nr_targets++];
 }
 
 void config_del_target(struct config *cfg, uint32_t tid)

@@ -106,6 +106,7 @@ struct target_conf {
 struct config {
 	struct target_conf *targets;
 	size_t nr_targets;
+	size_t cap_targets;		/* room in targets (config_grow_targets) */
 	struct auth auth;		/* discovery CHAP, default algorithms */
 	bool allow_short_secrets;
 	char isns_server[256];
@@ -128,6 +129,12 @@ struct target_conf *config_target_by_name(const struct config *cfg,
 					  const char *name);
 struct target_conf *config_target_by_tid(const struct config *cfg,
 					 uint32_t tid);
+/*
+ * Room for one more target: the array doubles, so that a file of
+ * thousands of targets is read in linear time, and the secrets its
+ * targets hold are wiped from where it was. 0 or -ENOMEM.
+ */
+int config_grow_targets(struct config *cfg);
 /* Append a deep copy of t; the copy, or NULL when out of memory. */
 struct target_conf *config_add_target(struct config *cfg,
 				      const struct target_conf *t);
