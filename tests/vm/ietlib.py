@@ -190,18 +190,24 @@ class BackgroundFio:
         self.proc = subprocess.Popen(
             ["fio", "--output-format=json", f"--output={self.json}", str(self.job)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.started = time.monotonic()
 
     def running(self):
         return self.proc.poll() is None
 
+    # fio takes SIGINT as "stop and report" only once it has set itself
+    # up: before, it dies of it (seen in a VM: status -2, no report).
+    STARTUP = 15
+
     def wait_clean(self, timeout=600, early=False, settle=3):
         """fio ended with status 0, no job error, and it verified data.
         early: once what the test made happen is over, fio need not run
-        out its time: after `settle` more seconds of I/O it is told to
-        stop (SIGINT: fio ends its jobs, writes its report, exits 128)."""
+        out its time: after `settle` more seconds of I/O (and STARTUP
+        seconds in all) it is told to stop (SIGINT: fio ends its jobs,
+        writes its report, exits 128)."""
         interrupted = False
         if early and self.running():
-            time.sleep(settle)
+            time.sleep(max(settle, self.STARTUP - (time.monotonic() - self.started)))
             if self.running():
                 self.proc.send_signal(signal.SIGINT)
                 interrupted = True
