@@ -249,48 +249,216 @@ static bool host_name(const char *s, size_t len)
 	return true;
 }
 
+/*
+ * "HOST[:PORT]" or "[IPv6][:PORT]" into host (NUL-terminated, without the
+ * brackets) and *port (NULL if none); *v6 says it was bracketed and is an
+ * IPv6 address. host_ok judges an unbracketed host. 0, or -1 if malformed.
+ */
+static int split_host_port(const char *v, char *host, size_t hostlen,
+			   const char **port, bool *v6,
+			   bool (*host_ok)(const char *host, size_t len))
+{
+	struct in6_addr a6;
+	const char *end;
+	size_t hlen;
+
+	*port = NULL;
+	*v6 = v[0] == '[';
+	if (*v6) {
+		end = strchr(v, ']');
+		if (!end || (end[1] && end[1] != ':'))
+			return -1;
+		v++;
+		hlen = end - v;
+		if (end[1])
+			*port = end + 2;
+	} else {
+		end = strchr(v, ':');
+		hlen = end ? (size_t)(end - v) : strlen(v);
+		if (end)
+			*port = end + 1;
+		if (!host_ok(v, hlen))
+			return -1;
+	}
+	if (hlen >= hostlen)
+		return -1;
+	memcpy(host, v, hlen);
+	host[hlen] = '\0';
+	return *v6 && inet_pton(AF_INET6, host, &a6) != 1 ? -1 : 0;
+}
+
+static int parse_port(const char *port, uint64_t *p, char *err, size_t errlen)
+{
+	if (port && (parse_number(port, p) || *p < 1 || *p > 65535)) {
+		snprintf(err, errlen, "\"%.32s\" is not a port 1..65535", port);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* An IPv4 address, or "*" for every address. */
+static bool ipv4_or_any(const char *h, size_t len)
+{
+	char host[INET_ADDRSTRLEN];
+	struct in_addr a4;
+
+	if (len == 1 && h[0] == '*')
+		return true;
+	if (len >= sizeof(host))
+		return false;
+	memcpy(host, h, len);
+	host[len] = '\0';
+	return inet_pton(AF_INET, host, &a4) == 1;
+}
+
+int portal_addr_parse(const char *v, struct portal_addr *pa, char *err,
+		      size_t errlen)
+{
+	const char *port;
+	uint64_t p = 0;
+	bool v6;
+
+	memset(pa, 0, sizeof(*pa));
+	if (split_host_port(v, pa->addr, sizeof(pa->addr), &port, &v6,
+			    ipv4_or_any)) {
+		memset(pa, 0, sizeof(*pa));
+		snprintf(err, errlen,
+			 "\"%.64s\" is not a portal: IPv4[:PORT], [IPv6][:PORT] or *[:PORT]",
+			 v);
+		return -EINVAL;
+	}
+	if (parse_port(port, &p, err, errlen))
+		return -EINVAL;
+	if (!strcmp(pa->addr, "*"))
+		pa->addr[0] = '\0';
+	pa->port = (uint16_t)p;
+	return 0;
+}
+
+void config_resolve_ports(struct config *cfg, uint16_t port)
+{
+	size_t i, j;
+
+	for (i = 0; i < cfg->nr_groups; i++)
+		for (j = 0; j < cfg->groups[i].nr_portals; j++)
+			if (!cfg->groups[i].portals[j].port)
+				cfg->groups[i].portals[j].port = port;
+}
+
+/* The address and port of a socket address, an IPv4-mapped one as IPv4. */
+static int local_of(const struct sockaddr_storage *ss, char *addr,
+		    uint16_t *port)
+{
+	const struct sockaddr_in6 *s6 = (const void *)ss;
+	const struct sockaddr_in *s4 = (const void *)ss;
+
+	if (ss->ss_family == AF_INET) {
+		*port = ntohs(s4->sin_port);
+		return inet_ntop(AF_INET, &s4->sin_addr, addr,
+				 INET6_ADDRSTRLEN) ? 0 : -1;
+	}
+	if (ss->ss_family != AF_INET6)
+		return -1;
+	*port = ntohs(s6->sin6_port);
+	if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
+		return inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], addr,
+				 INET6_ADDRSTRLEN) ? 0 : -1;
+	return inet_ntop(AF_INET6, &s6->sin6_addr, addr, INET6_ADDRSTRLEN) ?
+	       0 : -1;
+}
+
+/* Two spellings of one address compare equal ("::1" and "0::1"). */
+static bool same_addr(const char *a, const char *b)
+{
+	unsigned char x[16], y[16];
+	int af = strchr(a, ':') ? AF_INET6 : AF_INET;
+
+	if ((strchr(b, ':') ? AF_INET6 : AF_INET) != af)
+		return false;
+	return inet_pton(af, a, x) == 1 && inet_pton(af, b, y) == 1 &&
+	       !memcmp(x, y, af == AF_INET6 ? 16 : 4);
+}
+
+uint16_t config_portal_tag(const struct config *cfg,
+			   const struct sockaddr_storage *local)
+{
+	char addr[INET6_ADDRSTRLEN];
+	uint16_t port;
+	size_t i, j;
+
+	if (!cfg->nr_groups)
+		return 1;
+	if (!local || local_of(local, addr, &port))
+		return 0;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		const struct portal_group *g = &cfg->groups[i];
+
+		for (j = 0; j < g->nr_portals; j++)
+			if (g->portals[j].port == port &&
+			    (!g->portals[j].addr[0] ||
+			     same_addr(g->portals[j].addr, addr)))
+				return g->tag;
+	}
+	return 0;
+}
+
+bool config_same_groups(const struct config *a, const struct config *b)
+{
+	size_t i, j;
+
+	if (a->nr_groups != b->nr_groups)
+		return false;
+	for (i = 0; i < a->nr_groups; i++) {
+		const struct portal_group *x = &a->groups[i], *y = &b->groups[i];
+
+		if (x->tag != y->tag || x->nr_portals != y->nr_portals)
+			return false;
+		for (j = 0; j < x->nr_portals; j++)
+			if (x->portals[j].port != y->portals[j].port ||
+			    strcmp(x->portals[j].addr, y->portals[j].addr))
+				return false;
+	}
+	return true;
+}
+
+const struct portal_group *config_group(const struct config *cfg,
+					uint16_t tag)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nr_groups; i++)
+		if (cfg->groups[i].tag == tag)
+			return &cfg->groups[i];
+	return NULL;
+}
+
+/* A host name, or what looks like an IPv4 address and is one. */
+static bool redirect_host(const char *h, size_t len)
+{
+	char host[INET6_ADDRSTRLEN + 8];
+	struct in_addr a4;
+
+	if (len >= sizeof(host) || !host_name(h, len))
+		return false;
+	memcpy(host, h, len);
+	host[len] = '\0';
+	return strspn(host, "0123456789.") != len ||
+	       inet_pton(AF_INET, host, &a4) == 1;
+}
+
 int redirect_parse(const char *v, char *out, size_t outlen, char *err,
 		   size_t errlen)
 {
 	char host[INET6_ADDRSTRLEN + 8];
-	const char *port = NULL, *end;
-	struct in6_addr a6;
-	struct in_addr a4;
 	uint64_t p = REDIRECT_PORT;
-	bool v6 = false;
-	size_t hlen;
+	const char *port;
+	bool v6;
 
-	if (v[0] == '[') {
-		end = strchr(v, ']');
-		if (!end || (end[1] && end[1] != ':'))
-			goto bad;
-		hlen = end - v - 1;
-		if (hlen >= sizeof(host))
-			goto bad;
-		memcpy(host, v + 1, hlen);
-		host[hlen] = '\0';
-		if (inet_pton(AF_INET6, host, &a6) != 1)
-			goto bad;
-		v6 = true;
-		if (end[1])
-			port = end + 2;
-	} else {
-		end = strchr(v, ':');
-		hlen = end ? (size_t)(end - v) : strlen(v);
-		if (hlen >= sizeof(host) || !host_name(v, hlen))
-			goto bad;
-		memcpy(host, v, hlen);
-		host[hlen] = '\0';
-		if (strspn(host, "0123456789.") == hlen &&
-		    inet_pton(AF_INET, host, &a4) != 1)
-			goto bad;
-		if (end)
-			port = end + 1;
-	}
-	if (port && (parse_number(port, &p) || p < 1 || p > 65535)) {
-		snprintf(err, errlen, "\"%.32s\" is not a port 1..65535", port);
+	if (split_host_port(v, host, sizeof(host), &port, &v6,
+			    redirect_host))
+		goto bad;
+	if (parse_port(port, &p, err, errlen))
 		return -EINVAL;
-	}
 	if ((size_t)snprintf(out, outlen, v6 ? "[%s]:%u" : "%s:%u", host,
 			     (unsigned int)p) >= outlen)
 		goto bad;
@@ -916,6 +1084,68 @@ static int check_all_secrets(struct parser *p)
 	return 0;
 }
 
+/* Two portals that would listen on the same address and port. */
+static bool same_portal(const struct portal_addr *a,
+			const struct portal_addr *b)
+{
+	return a->port == b->port &&
+	       (!strcmp(a->addr, b->addr) || !a->addr[0] || !b->addr[0]);
+}
+
+/* "PortalGroup TAG PORTAL [PORTAL ...]" */
+static int do_portal_group(struct parser *p, char *rest)
+{
+	struct config *cfg = p->cfg;
+	struct portal_group *g;
+	char *tok, *save = NULL, what[256];
+	uint64_t tag;
+	size_t i, j;
+
+	tok = strtok_r(rest, " \t", &save);
+	if (!tok)
+		return fail(p, "PortalGroup", "missing tag");
+	if (parse_number(tok, &tag) || tag < 1 || tag > 65535)
+		return fail(p, "PortalGroup", "\"%.32s\" is not a tag 1..65535",
+			    tok);
+	g = (struct portal_group *)config_group(cfg, (uint16_t)tag);
+	if (g)
+		return fail(p, "PortalGroup", "%u already defined on line %u",
+			    (unsigned int)tag, g->line);
+	if (cfg->nr_groups == IET_TPGS_MAX)
+		return fail(p, "PortalGroup", "more than %d portal groups",
+			    IET_TPGS_MAX);
+	g = &cfg->groups[cfg->nr_groups];
+	memset(g, 0, sizeof(*g));
+	g->tag = (uint16_t)tag;
+	g->line = p->line;
+	while ((tok = strtok_r(NULL, " \t", &save))) {
+		struct portal_addr pa;
+
+		if (g->nr_portals == PORTALS_PER_GROUP)
+			return fail(p, "PortalGroup", "more than %d portals",
+				    PORTALS_PER_GROUP);
+		if (portal_addr_parse(tok, &pa, what, sizeof(what)))
+			return fail(p, "PortalGroup", "%s", what);
+		for (i = 0; i <= cfg->nr_groups; i++) {
+			const struct portal_group *o = &cfg->groups[i];
+			size_t n = i == cfg->nr_groups ? g->nr_portals :
+				   o->nr_portals;
+
+			for (j = 0; j < n; j++)
+				if (same_portal(&o->portals[j], &pa))
+					return fail(p, "PortalGroup",
+						    "%.64s overlaps a portal of group %u",
+						    tok, o->tag);
+		}
+		g->portals[g->nr_portals++] = pa;
+	}
+	if (!g->nr_portals)
+		return fail(p, "PortalGroup", "group %u has no portal",
+			    g->tag);
+	cfg->nr_groups++;
+	return 0;
+}
+
 static int do_global(struct parser *p, const char *key, const char *value)
 {
 	struct config *cfg = p->cfg;
@@ -990,9 +1220,12 @@ static int do_line(struct parser *p, char *l)
 		return do_user(p, "IncomingUser", rest, true);
 	if (!strcasecmp(key, "OutgoingUser"))
 		return do_user(p, "OutgoingUser", rest, false);
+	if (!p->cur && !strcasecmp(key, "PortalGroup"))
+		return do_portal_group(p, rest);
 	if (!p->cur)
 		return do_global(p, key, rest);
 	if (!strcasecmp(key, "iSNSServer") ||
+	    !strcasecmp(key, "PortalGroup") ||
 	    !strcasecmp(key, "iSNSAccessControl") ||
 	    !strcasecmp(key, "AllowShortSecrets"))
 		return fail(p, key,

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
 #include "model.h"
 
 #define CONFIG_PATH		"/etc/iet/ietd.conf"
@@ -66,6 +68,25 @@ int chap_algs_parse(const char *v, uint32_t *mask, char *err, size_t errlen);
  */
 int redirect_parse(const char *v, char *out, size_t outlen, char *err,
 		   size_t errlen);
+/*
+ * A portal as PortalGroup lists it: IPv4[:PORT], [IPv6][:PORT], or
+ * *[:PORT] for every address, into p (port 0 when none is given).
+ */
+int portal_addr_parse(const char *v, struct portal_addr *p, char *err,
+		      size_t errlen);
+/* Portals without a port listen on port (ietd -p): set it in them. */
+void config_resolve_ports(struct config *cfg, uint16_t port);
+/*
+ * The portal group a connection came through, by the local address it
+ * was accepted on: 1 without PortalGroup lines, 0 for none of them.
+ */
+uint16_t config_portal_tag(const struct config *cfg,
+			   const struct sockaddr_storage *local);
+/* The same groups, tags and portals, in the same order (lines aside)? */
+bool config_same_groups(const struct config *a, const struct config *b);
+/* The group with that tag, or NULL. */
+const struct portal_group *config_group(const struct config *cfg,
+					uint16_t tag);
 /* A valid iSCSI name (RFC 7143 4.2.7: iqn., eui. or naa. form)? */
 int iscsi_name_check(const char *name, char *err, size_t errlen);
 

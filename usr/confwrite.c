@@ -128,6 +128,32 @@ static const char *origin_name(enum target_origin o)
 	}
 }
 
+/* A portal as PortalGroup takes it: IPv4[:PORT], [IPv6][:PORT], *[:PORT]. */
+void portal_addr_format(const struct portal_addr *pa, char *buf, size_t len)
+{
+	const char *a = pa->addr[0] ? pa->addr : "*";
+	bool v6 = strchr(pa->addr, ':') != NULL;
+	char port[8] = "";
+
+	if (pa->port)
+		snprintf(port, sizeof(port), ":%u", pa->port);
+	snprintf(buf, len, v6 ? "[%s]%s" : "%s%s", a, port);
+}
+
+static int write_group(const struct portal_group *g, struct textbuf *out)
+{
+	char line[16 + PORTALS_PER_GROUP * 56], *p = line;
+	size_t i;
+
+	p += snprintf(p, sizeof(line), "PortalGroup %u", g->tag);
+	for (i = 0; i < g->nr_portals; i++) {
+		*p++ = ' ';
+		portal_addr_format(&g->portals[i], p, line + sizeof(line) - p);
+		p += strlen(p);
+	}
+	return put(out, "%s", line);
+}
+
 static int write_target(const struct target_conf *t, unsigned int flags,
 			struct textbuf *out)
 {
@@ -182,6 +208,8 @@ int config_write(const struct config *cfg, unsigned int flags,
 		ret |= put(out, "iSNSServer %s", cfg->isns_server);
 	if (cfg->isns_access_control)
 		ret |= put(out, "iSNSAccessControl Yes");
+	for (i = 0; i < cfg->nr_groups; i++)
+		ret |= write_group(&cfg->groups[i], out);
 	if (ret)
 		return -ENOSPC;
 	/* In tid order, so that a fresh start numbers them the same way. */

@@ -20,5 +20,7 @@ int config_write(const struct config *cfg, unsigned int flags,
 
 /* One LUN's "Key=Value,..." argument list, as a Lun line has it. */
 int lun_args_format(const struct lun_conf *lun, char *buf, size_t len);
+/* A portal as PortalGroup lists it (buf of 56 bytes holds any). */
+void portal_addr_format(const struct portal_addr *pa, char *buf, size_t len);
 
 #endif

@@ -88,7 +88,8 @@ const char *disc_error(const struct disc *d)
 	return d->err;
 }
 
-int format_portal(const struct sockaddr_storage *ss, char *buf, size_t len)
+int format_portal(const struct sockaddr_storage *ss, uint16_t tag, char *buf,
+		  size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 
@@ -96,7 +97,7 @@ int format_portal(const struct sockaddr_storage *ss, char *buf, size_t len)
 		const struct sockaddr_in *s4 = (const void *)ss;
 
 		inet_ntop(AF_INET, &s4->sin_addr, a, sizeof(a));
-		snprintf(buf, len, "%s:%u,%u", a, ntohs(s4->sin_port), TPGT);
+		snprintf(buf, len, "%s:%u,%u", a, ntohs(s4->sin_port), tag);
 		return 0;
 	}
 	if (ss->ss_family == AF_INET6) {
@@ -106,22 +107,83 @@ int format_portal(const struct sockaddr_storage *ss, char *buf, size_t len)
 			inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], a,
 				  sizeof(a));
 			snprintf(buf, len, "%s:%u,%u", a,
-				 ntohs(s6->sin6_port), TPGT);
+				 ntohs(s6->sin6_port), tag);
 			return 0;
 		}
 		inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
 		snprintf(buf, len, "[%s]:%u,%u", a, ntohs(s6->sin6_port),
-			 TPGT);
+			 tag);
 		return 0;
 	}
 	return -1;
+}
+
+/* A group's portal as a socket address: one on every address, the local. */
+static int portal_sockaddr(const struct portal_addr *p,
+			   const struct sockaddr_storage *local,
+			   struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *s6 = (void *)ss;
+	struct sockaddr_in *s4 = (void *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!p->addr[0]) {
+		if (!local)
+			return -1;
+		*ss = *local;
+		if (ss->ss_family == AF_INET6)
+			s6->sin6_port = htons(p->port);
+		else
+			s4->sin_port = htons(p->port);
+		return 0;
+	}
+	if (inet_pton(AF_INET, p->addr, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(p->port);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, p->addr, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(p->port);
+		return 0;
+	}
+	return -1;
+}
+
+/* TargetAddress: every portal of every group the access files leave open. */
+static int target_addresses(const struct config *cfg, const struct access *a,
+			    const char *target,
+			    const struct sockaddr_storage *local,
+			    struct textbuf *out)
+{
+	char portal[INET6_ADDRSTRLEN + 16];
+	struct sockaddr_storage ss;
+	size_t i, j;
+
+	if (!cfg->nr_groups) {
+		if (!local || format_portal(local, 1, portal, sizeof(portal)))
+			return 0;
+		return textbuf_add(out, "TargetAddress", portal);
+	}
+	for (i = 0; i < cfg->nr_groups; i++) {
+		const struct portal_group *g = &cfg->groups[i];
+
+		for (j = 0; j < g->nr_portals; j++) {
+			if (portal_sockaddr(&g->portals[j], local, &ss) ||
+			    !access_portal(a, target, &ss) ||
+			    format_portal(&ss, g->tag, portal, sizeof(portal)))
+				continue;
+			if (textbuf_add(out, "TargetAddress", portal))
+				return -ENOSPC;
+		}
+	}
+	return 0;
 }
 
 int sendtargets(const struct config *cfg, const char *what,
 		const struct st_who *who, struct textbuf *out, char *err,
 		size_t errlen)
 {
-	char portal[INET6_ADDRSTRLEN + 16];
 	bool all = !strcmp(what, "All");
 	struct access a;
 	size_t i;
@@ -132,8 +194,6 @@ int sendtargets(const struct config *cfg, const char *what,
 	/* Read afresh: a change to the files applies to the next request. */
 	if (access_load(&a, who->access_dirs, err, errlen))
 		return -EACCES;
-	if (format_portal(who->local, portal, sizeof(portal)))
-		portal[0] = '\0';
 	for (i = 0; i < cfg->nr_targets; i++) {
 		const struct target_conf *t = &cfg->targets[i];
 
@@ -146,7 +206,7 @@ int sendtargets(const struct config *cfg, const char *what,
 		    !access_initiator(&a, t->name, who->initiator, who->peer))
 			continue;
 		if (textbuf_add(out, "TargetName", t->name) ||
-		    (portal[0] && textbuf_add(out, "TargetAddress", portal))) {
+		    target_addresses(cfg, &a, t->name, who->local, out)) {
 			ret = -ENOSPC;
 			break;
 		}

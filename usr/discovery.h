@@ -61,12 +61,16 @@ struct st_who {
  * connection: "All" lists every target, a name lists that target, an empty
  * value nothing (it names the session's target only in normal sessions).
  * Targets the access files hide from who are left out; if the files
- * cannot be read, nothing is listed and err says why.
+ * cannot be read, nothing is listed and err says why. Each target comes
+ * with the portals of every portal group (PortalGroup lines; a portal on
+ * every address is given as the local address), those the access files
+ * close to it left out; without PortalGroup lines, with the local address.
  */
 int sendtargets(const struct config *cfg, const char *what,
 		const struct st_who *who, struct textbuf *out, char *err,
 		size_t errlen);
-/* "192.0.2.1:3260,1" or "[2001:db8::1]:3260,1" */
-int format_portal(const struct sockaddr_storage *ss, char *buf, size_t len);
+/* "192.0.2.1:3260,1" or "[2001:db8::1]:3260,1" (tag 1) */
+int format_portal(const struct sockaddr_storage *ss, uint16_t tag, char *buf,
+		  size_t len);
 
 #endif

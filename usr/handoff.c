@@ -27,7 +27,8 @@ static int new_session(struct registry *reg, const struct login_outcome *o,
 	 * RFC 7143 6.3.5: a leading login with the ISID of a live session
 	 * of this initiator reinstates it: the old one goes first.
 	 */
-	old = registry_find_isid(reg, o->tid, o->initiator, o->sid >> 16);
+	old = registry_find_isid(reg, o->tid, o->tpgt, o->initiator,
+				 o->sid >> 16);
 	if (old) {
 		ret = kernel_session_del(o->tid, old->sid);
 		if (ret && ret != -ENOENT) {
@@ -44,7 +45,7 @@ static int new_session(struct registry *reg, const struct login_outcome *o,
 		registry_drop(reg, old);
 	}
 	ret = kernel_session_new(o->tid, o->sid, o->initiator, o->exp_cmdsn,
-				 o->keys);
+				 o->tpgt, o->keys);
 	if (ret) {
 		snprintf(what, sizeof(what), "creating session %llu of tid %u",
 			 (unsigned long long)o->sid, o->tid);

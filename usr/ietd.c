@@ -449,8 +449,13 @@ static int start(struct ietd *d, struct config *next,
 		return ret;
 	d->srv.access_dirs = d->rt.access_dirs;
 	d->srv.statsn_seed = (uint32_t)time(NULL) * 2654435761u;
-	ret = portals_open(&d->portals, &d->loop, o->address, o->port,
-			   server_accept, &d->srv, err, sizeof(err));
+	if (d->rt.cfg.nr_groups)
+		ret = portals_open_groups(&d->portals, &d->loop, &d->rt.cfg,
+					  server_accept, &d->srv, err,
+					  sizeof(err));
+	else
+		ret = portals_open(&d->portals, &d->loop, o->address, o->port,
+				   server_accept, &d->srv, err, sizeof(err));
 	if (ret) {
 		log_err("%s", err);
 		return ret;
@@ -520,6 +525,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
+	if (next.nr_groups && o.address) {
+		fprintf(stderr, "%s: PortalGroup lines say where to listen: -a is for a file without them\n",
+			path);
+		config_free(&next);
+		return 1;
+	}
+	config_resolve_ports(&next, o.port);
+	d.rt.port = o.port;
 	if (o.check) {
 		printf("%s: %zu target%s, configuration OK\n", path,
 		       next.nr_targets, next.nr_targets == 1 ? "" : "s");

@@ -391,13 +391,13 @@ int kernel_tpg_del(uint32_t tid, uint16_t tag)
 }
 
 int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
-		       uint32_t exp_cmdsn, const uint32_t *keys)
+		       uint32_t exp_cmdsn, uint16_t tpgt, const uint32_t *keys)
 {
 	reqbuf buf;
 
 	return send_built(kmsg_session_new(&buf, sizeof(buf), to(), tid, sid,
-					   initiator, exp_cmdsn, keys), &buf,
-			  NULL, NULL);
+					   initiator, exp_cmdsn, tpgt, keys),
+			  &buf, NULL, NULL);
 }
 
 int kernel_session_del(uint32_t tid, uint64_t sid)

@@ -120,8 +120,9 @@ int kernel_target_del(uint32_t tid);
 int kernel_lun_new(uint32_t tid, const struct lun_conf *lun);
 int kernel_lun_del(uint32_t tid, uint32_t lun);
 
+/* tpgt: the portal group it logged in through (1 is left out) */
 int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
-		       uint32_t exp_cmdsn, const uint32_t *keys);
+		       uint32_t exp_cmdsn, uint16_t tpgt, const uint32_t *keys);
 int kernel_session_del(uint32_t tid, uint64_t sid);
 
 /* Hands a logged-in socket to the kernel; the caller still closes fd. */

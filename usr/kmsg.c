@@ -222,7 +222,7 @@ int kmsg_tpg_del(void *buf, size_t len, const struct kmsg_to *to,
 
 int kmsg_session_new(void *buf, size_t len, const struct kmsg_to *to,
 		     uint32_t tid, uint64_t sid, const char *initiator,
-		     uint32_t exp_cmdsn, const uint32_t *keys)
+		     uint32_t exp_cmdsn, uint16_t tpgt, const uint32_t *keys)
 {
 	struct mb m;
 
@@ -231,6 +231,9 @@ int kmsg_session_new(void *buf, size_t len, const struct kmsg_to *to,
 	put_u64(&m, IET_A_SID, sid);
 	put_strz(&m, IET_A_INITIATOR_NAME, initiator);
 	put_u32(&m, IET_A_EXP_CMDSN, exp_cmdsn);
+	/* Group 1 is the default: a module without groups takes the rest. */
+	if (tpgt != 1)
+		put_u32(&m, IET_A_TPGT, tpgt);
 	put_u32_array(&m, IET_A_SESSION_PARAMS, keys, IET_KEY_MAX);
 	return done(&m);
 }

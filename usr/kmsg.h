@@ -30,7 +30,7 @@
 #define KMSG_LUN_MAX	(KMSG_HDR + 8 * KMSG_ATTR(4) + KMSG_ATTR(8) + \
 			 KMSG_STR(IET_PATH_MAX) + KMSG_STR(IET_SCSI_ID_MAX) + \
 			 KMSG_STR(IET_SCSI_SN_MAX))
-#define KMSG_SESSION_MAX (KMSG_HDR + 2 * KMSG_ATTR(4) + KMSG_ATTR(8) + \
+#define KMSG_SESSION_MAX (KMSG_HDR + 3 * KMSG_ATTR(4) + KMSG_ATTR(8) + \
 			  KMSG_STR(IET_NAME_MAX) + KMSG_U32_NEST(IET_KEY_MAX))
 #define KMSG_CONN_MAX	(KMSG_HDR + 4 * KMSG_ATTR(4) + KMSG_ATTR(8) + \
 			 KMSG_U32_NEST(IET_KEY_MAX))
@@ -66,7 +66,7 @@ int kmsg_lun_del(void *buf, size_t len, const struct kmsg_to *to,
 		 uint32_t tid, uint32_t lun);
 int kmsg_session_new(void *buf, size_t len, const struct kmsg_to *to,
 		     uint32_t tid, uint64_t sid, const char *initiator,
-		     uint32_t exp_cmdsn, const uint32_t *keys);
+		     uint32_t exp_cmdsn, uint16_t tpgt, const uint32_t *keys);
 int kmsg_session_del(void *buf, size_t len, const struct kmsg_to *to,
 		     uint32_t tid, uint64_t sid);
 int kmsg_conn_new(void *buf, size_t len, const struct kmsg_to *to,

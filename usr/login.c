@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "acl.h"
+#include "config.h"
 #include "login.h"
 #include "params.h"
 #include "text.h"
@@ -47,6 +48,7 @@ struct login {
 	bool first_set_done;
 	bool discovery;
 	bool leading;
+	uint16_t tpgt;			/* the portal group it came through */
 	/*
 	 * Copies of what the login needs of its target and accounts: a
 	 * reload may replace the configuration while a login is under way.
@@ -237,7 +239,12 @@ static int check_access(struct login *l, const struct target_conf *t,
 		snprintf(l->err, sizeof(l->err), "access files: %.360s", why);
 		return LS_TARGET_ERR;
 	}
-	if (!access_portal(&a, t->name, l->env.local)) {
+	if (!l->tpgt) {
+		snprintf(l->err, sizeof(l->err),
+			 "target %.223s is not offered on this portal (in no PortalGroup)",
+			 t->name);
+		st = LS_NOT_FOUND;
+	} else if (!access_portal(&a, t->name, l->env.local)) {
 		snprintf(l->err, sizeof(l->err),
 			 "target %.223s is not offered on this portal (%.100s)",
 			 t->name, a.targets.path);
@@ -264,7 +271,7 @@ static bool session_room(struct login *l)
 	struct registry *reg = l->env.reg;
 	size_t n = registry_count(reg, t->tid);
 
-	if (registry_find_isid(reg, t->tid, l->outcome.initiator,
+	if (registry_find_isid(reg, t->tid, l->tpgt, l->outcome.initiator,
 			       isid_value(l->first.isid)))
 		n--;	/* reinstatement replaces it */
 	if (t->max_sessions && n >= t->max_sessions) {
@@ -306,6 +313,11 @@ static int first_set(struct login *l, const struct text_list *tl)
 	size_t i;
 	int st;
 
+	/*
+	 * The portal group of the address the connection came to (known by
+	 * now; not when the login began). 0: in no PortalGroup: refused.
+	 */
+	l->tpgt = config_portal_tag(l->env.cfg, l->env.local);
 	for (i = 0; i < tl->nr; i++) {
 		const struct text_pair *p = &tl->pairs[i];
 
@@ -398,7 +410,7 @@ static int first_set(struct login *l, const struct text_list *tl)
 
 			/* RFC 7143 11.13.5: moved temporarily, look there. */
 			snprintf(addr, sizeof(addr), "%s,%u", l->tconf.redirect,
-				 TPGT);
+				 l->tpgt);
 			textbuf_add(&l->out, "TargetAddress", addr);
 			l->fail_with_text = true;
 			snprintf(l->err, sizeof(l->err),
@@ -414,7 +426,8 @@ static int first_set(struct login *l, const struct text_list *tl)
 
 			s = registry_find_tsih(reg, l->target->tid,
 					       l->first.tsih);
-			if (!s || reg_isid(s) != isid ||
+			/* A session's connections share its portal group. */
+			if (!s || reg_isid(s) != isid || s->tpgt != l->tpgt ||
 			    strcasecmp(s->initiator, iname)) {
 				snprintf(l->err, sizeof(l->err),
 					 "no session with TSIH %u for this initiator and ISID",
@@ -439,7 +452,7 @@ static int first_set(struct login *l, const struct text_list *tl)
 
 	/* RFC 7143 13.9: the first response of a normal session names the TPGT. */
 	if (!l->discovery) {
-		textbuf_addu(&l->out, "TargetPortalGroupTag", TPGT);
+		textbuf_addu(&l->out, "TargetPortalGroupTag", l->tpgt);
 		if (l->target->alias[0])
 			textbuf_add(&l->out, "TargetAlias", l->target->alias);
 	}
@@ -679,7 +692,9 @@ static int finish(struct login *l)
 			snprintf(l->err, sizeof(l->err), "no free TSIH");
 			return LS_NO_RESOURCES;
 		}
+		s->tpgt = l->tpgt;
 		o->sid = s->sid;
+		o->tpgt = l->tpgt;
 		o->reserved = s;
 		return LS_SUCCESS;
 	}
@@ -708,6 +723,7 @@ static int finish(struct login *l)
 	o->cid_reserved = true;
 	o->tid = s->tid;
 	o->sid = s->sid;
+	o->tpgt = s->tpgt;
 	memcpy(o->keys, s->keys, sizeof(o->keys));
 	o->keys[IET_KEY_HEADER_DIGEST] = keys[IET_KEY_HEADER_DIGEST];
 	o->keys[IET_KEY_DATA_DIGEST] = keys[IET_KEY_DATA_DIGEST];

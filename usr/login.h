@@ -18,7 +18,6 @@
 #include "pdu.h"
 #include "registry.h"
 
-#define TPGT		1	/* the one portal group ietd has */
 
 /* A PDU to send: its data points into the producer's buffer. */
 struct pdu_out {
@@ -49,6 +48,7 @@ struct login_outcome {
 	bool discovery;
 	bool leading;
 	uint32_t tid;			/* 0 for discovery */
+	uint16_t tpgt;			/* the portal group it came through */
 	uint64_t sid;
 	uint16_t cid;
 	char initiator[IET_NAME_MAX + 1];

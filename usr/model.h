@@ -103,10 +103,33 @@ struct target_conf {
 	unsigned int line;
 };
 
+/* One listening address of a portal group. */
+struct portal_addr {
+	char addr[46];			/* numeric; "" for every address */
+	uint16_t port;			/* 0: ietd's port (-p) */
+};
+
+#define PORTALS_PER_GROUP	8
+
+/*
+ * A portal group (ietd.conf "PortalGroup TAG ADDRESS[:PORT] ..."): every
+ * target is offered through each, and each is a SCSI target port and an
+ * ALUA target port group of every target.
+ */
+struct portal_group {
+	uint16_t tag;			/* TPGT, 1..65535 */
+	struct portal_addr portals[PORTALS_PER_GROUP];
+	size_t nr_portals;
+	unsigned int line;
+};
+
 struct config {
 	struct target_conf *targets;
 	size_t nr_targets;
 	size_t cap_targets;		/* room in targets (config_grow_targets) */
+	/* None: group 1, on ietd's -a address or every address. */
+	struct portal_group groups[IET_TPGS_MAX];
+	size_t nr_groups;
 	struct auth auth;		/* discovery CHAP, default algorithms */
 	bool allow_short_secrets;
 	char isns_server[256];

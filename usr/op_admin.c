@@ -116,6 +116,14 @@ static int target_new(struct runtime *rt, const struct ctl_req *req,
 		kernel_failed(ret, err, errlen, "creating target %s", t.name);
 		goto out;
 	}
+	/* Reachable through every portal group, as the file's targets. */
+	ret = apply_target_groups(tid, &rt->cfg);
+	if (ret) {
+		kernel_failed(ret, err, errlen,
+			      "giving target %s its portal groups", t.name);
+		kernel_target_del(tid);
+		goto out;
+	}
 	t.tid = tid;
 	t.origin = ORIGIN_ADMIN;
 	if (!config_add_target(&rt->cfg, &t)) {

@@ -198,6 +198,90 @@ static int take_kernel_luns(struct target_conf *t, const struct ktarget *kt)
 	return 0;
 }
 
+/* The tags every target should have: the PortalGroup lines', or 1. */
+static size_t wanted_groups(const struct config *cfg, uint16_t *tags)
+{
+	size_t i;
+
+	if (!cfg->nr_groups) {
+		tags[0] = 1;
+		return 1;
+	}
+	for (i = 0; i < cfg->nr_groups; i++)
+		tags[i] = cfg->groups[i].tag;
+	return cfg->nr_groups;
+}
+
+static bool has_tag(const uint16_t *tags, size_t n, uint16_t tag)
+{
+	while (n--)
+		if (tags[n] == tag)
+			return true;
+	return false;
+}
+
+/*
+ * Steps that give a target the configured portal groups. kt NULL: a target
+ * this plan creates (with group 1), whose steps join its creation's bucket.
+ */
+static int sync_groups(struct builder *b, const struct ktarget *kt,
+		       uint32_t tid, const char *name)
+{
+	uint16_t want[IET_TPGS_MAX], have[IET_TPGS_MAX];
+	size_t nw = wanted_groups(&b->p->result, want), nh = 0, i;
+	struct plan_step *s;
+
+	if (!kt) {
+		have[nh++] = 1;
+	} else if (!kt->nr_tpgs) {
+		/* A module without groups: it has group 1 and no other. */
+		have[nh++] = 1;
+	} else {
+		for (i = 0; i < kt->nr_tpgs; i++)
+			have[nh++] = kt->tpgs[i].tag;
+	}
+	for (i = 0; i < nw; i++) {
+		if (has_tag(have, nh, want[i]))
+			continue;
+		s = add_step(b, kt ? STEP_TPG_NEW : STEP_TARGET_NEW, tid, name);
+		if (!s)
+			return -ENOMEM;
+		s->op = STEP_TPG_NEW;
+		s->tpgt = want[i];
+	}
+	for (i = 0; i < nh; i++) {
+		if (has_tag(want, nw, have[i]))
+			continue;
+		if (kt && kt->nr_tpgs && kt->tpgs[i].sessions) {
+			refuse(b, "tid %u %s: portal group %u is no longer configured, kept: %u session%s use%s it",
+			       tid, name, have[i], kt->tpgs[i].sessions,
+			       kt->tpgs[i].sessions == 1 ? "" : "s",
+			       kt->tpgs[i].sessions == 1 ? "s" : "");
+			continue;
+		}
+		s = add_step(b, kt ? STEP_TPG_DEL : STEP_TARGET_NEW, tid, name);
+		if (!s)
+			return -ENOMEM;
+		s->op = STEP_TPG_DEL;
+		s->tpgt = have[i];
+	}
+	return 0;
+}
+
+int apply_target_groups(uint32_t tid, const struct config *cfg)
+{
+	uint16_t want[IET_TPGS_MAX];
+	size_t nw = wanted_groups(cfg, want), i;
+	int ret = 0;
+
+	for (i = 0; i < nw && !ret; i++)
+		if (want[i] != 1)
+			ret = kernel_tpg_set(tid, want[i], IET_ALUA_UNSPEC);
+	if (!ret && !has_tag(want, nw, 1))
+		ret = kernel_tpg_del(tid, 1);
+	return ret;
+}
+
 /* A running target the new configuration defines: make it so. */
 static int reconcile_target(struct builder *b, const struct ktarget *kt,
 			    const struct target_conf *old,
@@ -272,7 +356,7 @@ static int reconcile_target(struct builder *b, const struct ktarget *kt,
 	}
 	if (old)
 		model_changes(b, old, rt);
-	return 0;
+	return sync_groups(b, kt, kt->tid, kt->name);
 }
 
 /* A running target the new configuration does not define. */
@@ -323,7 +407,7 @@ static int other_target(struct builder *b, const struct ktarget *kt,
 		/* Its CHAP accounts are unknown: serving it could open it. */
 		note(b, "tid %u %s: in the kernel but in neither the configuration nor the state file: logins refused until it is configured again (add it to ietd.conf and reload, or give it an IncomingUser with ietadm)",
 		     kt->tid, kt->name);
-	return 0;
+	return sync_groups(b, kt, kt->tid, kt->name);
 }
 
 static bool tid_taken(const struct kstate *st, const struct config *result,
@@ -372,6 +456,8 @@ static int new_target(struct builder *b, const struct kstate *st,
 		return -ENOMEM;
 	memcpy(s->tparams, want->tparams, sizeof(s->tparams));
 	memcpy(s->keys, want->keys, sizeof(s->keys));
+	if (sync_groups(b, NULL, tid, want->name))
+		return -ENOMEM;
 	for (i = 0; i < rt->nr_luns; i++) {
 		lun_conf_derive_ids(&rt->luns[i], rt->name);
 		/* Right after its target: the creations form one bucket. */
@@ -417,6 +503,8 @@ int plan_make(const struct kstate *st, const struct config *cur,
 	res->allow_short_secrets = next->allow_short_secrets;
 	memcpy(res->isns_server, next->isns_server, sizeof(res->isns_server));
 	res->isns_access_control = next->isns_access_control;
+	memcpy(res->groups, next->groups, sizeof(res->groups));
+	res->nr_groups = next->nr_groups;
 	if (auth_copy(&res->auth, &next->auth))
 		goto oom;
 	if (cur && !same_accounts(&cur->auth, &next->auth))
@@ -474,6 +562,10 @@ static int do_step(const struct plan_step *s)
 		return ret;
 	case STEP_TARGET_SET:
 		return apply_target_params(s->tid, s->tparams, s->keys);
+	case STEP_TPG_NEW:
+		return kernel_tpg_set(s->tid, s->tpgt, IET_ALUA_UNSPEC);
+	case STEP_TPG_DEL:
+		return kernel_tpg_del(s->tid, s->tpgt);
 	case STEP_LUN_NEW:
 		return kernel_lun_new(s->tid, &s->lun);
 	case STEP_LUN_DEL:
@@ -496,6 +588,12 @@ static void undo_step(const struct plan_step *s)
 		break;
 	case STEP_TARGET_SET:
 		apply_target_params(s->tid, s->old_tparams, s->old_keys);
+		break;
+	case STEP_TPG_NEW:
+		kernel_tpg_del(s->tid, s->tpgt);
+		break;
+	case STEP_TPG_DEL:
+		kernel_tpg_set(s->tid, s->tpgt, IET_ALUA_UNSPEC);
 		break;
 	case STEP_LUN_NEW:
 		kernel_lun_del(s->tid, s->lun.lun);
@@ -524,6 +622,14 @@ static void step_text(const struct plan_step *s, char *buf, size_t len)
 	case STEP_TARGET_SET:
 		snprintf(buf, len, "tid %u %s: set %s (new sessions)", s->tid,
 			 s->name, s->what);
+		break;
+	case STEP_TPG_NEW:
+		snprintf(buf, len, "tid %u %s: add portal group %u", s->tid,
+			 s->name, s->tpgt);
+		break;
+	case STEP_TPG_DEL:
+		snprintf(buf, len, "tid %u %s: remove portal group %u", s->tid,
+			 s->name, s->tpgt);
 		break;
 	case STEP_LUN_NEW:
 		describe_lun(&s->lun, desc, sizeof(desc));

@@ -16,7 +16,10 @@
  *  - targets created with ietadm, or found in the kernel without ietd
  *    knowing where they came from, are left as they are;
  *  - accounts, redirects, MaxSessions and aliases are ietd's alone: they
- *    change in the model, for new logins.
+ *    change in the model, for new logins;
+ *  - every target has the portal groups of the PortalGroup lines (group 1
+ *    without any); a group no longer configured goes from a target only
+ *    while no session of it uses that group.
  * Sessions are never closed by a plan.
  */
 #ifndef IET_USR_PLAN_H
@@ -32,9 +35,11 @@
 enum step_op {
 	STEP_TARGET_NEW,
 	STEP_TARGET_SET,
+	STEP_TPG_NEW,
 	STEP_LUN_DEL,
 	STEP_LUN_NEW,
-	STEP_TARGET_DEL,
+	STEP_TPG_DEL,
+	STEP_TARGET_DEL,		/* the last */
 };
 
 struct plan_step {
@@ -47,6 +52,7 @@ struct plan_step {
 	uint32_t old_tparams[IET_TP_COUNT];
 	uint32_t old_keys[IET_KEY_COUNT];
 	struct lun_conf lun;		/* LUN_NEW: new; LUN_DEL: old */
+	uint16_t tpgt;			/* TPG_NEW, TPG_DEL */
 	struct lun_conf *old_luns;	/* TARGET_DEL */
 	size_t nr_old_luns;
 	char what[256];			/* for TARGET_SET: the keys changed */
@@ -77,6 +83,11 @@ int plan_make(const struct kstate *st, const struct config *cur,
  * error with err naming the step and the kernel's message.
  */
 int plan_apply(struct plan *p, char *err, size_t errlen);
+/*
+ * Give a target ietadm just made the configuration's portal groups (it
+ * has group 1). Returns 0 or the kernel's error.
+ */
+int apply_target_groups(uint32_t tid, const struct config *cfg);
 /* One line per step, note and refusal ("nothing to change" if none). */
 void plan_format(const struct plan *p, struct textbuf *out);
 void plan_free(struct plan *p);

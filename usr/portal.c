@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "discovery.h"
 #include "log.h"
 #include "portal.h"
@@ -52,7 +53,7 @@ static int listen_on(struct portals *ps, struct loop *loop,
 
 	memset(&ss, 0, sizeof(ss));
 	memcpy(&ss, sa, salen);
-	format_portal(&ss, name, sizeof(name));
+	format_portal(&ss, 1, name, sizeof(name));
 	name[strcspn(name, ",")] = '\0';
 
 	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
@@ -95,77 +96,125 @@ static int listen_on(struct portals *ps, struct loop *loop,
 	return 0;
 }
 
-int portals_open(struct portals *ps, struct loop *loop, const char *addr,
-		 uint16_t port, accept_fn fn, void *arg, char *err,
-		 size_t errlen)
+/* Every address: [::] (IPv6 only) and 0.0.0.0, or IPv4 alone. */
+static int listen_any(struct portals *ps, struct loop *loop, uint16_t port,
+		      accept_fn fn, void *arg, char *err, size_t errlen)
+{
+	struct sockaddr_in6 s6 = {
+		.sin6_family = AF_INET6, .sin6_port = htons(port),
+		.sin6_addr = IN6ADDR_ANY_INIT,
+	};
+	struct sockaddr_in s4 = {
+		.sin_family = AF_INET, .sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_ANY),
+	};
+	int ret;
+
+	ret = listen_on(ps, loop, (struct sockaddr *)&s6, sizeof(s6), fn, arg,
+			err, errlen);
+	/* A host without IPv6 still serves IPv4. */
+	if (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL)
+		log_warn("no IPv6 (%s): listening on IPv4 only", err);
+	else if (ret)
+		return ret;
+	return listen_on(ps, loop, (struct sockaddr *)&s4, sizeof(s4), fn, arg,
+			 err, errlen);
+}
+
+/* One numeric address ("[v6]" too) and port. */
+static int listen_addr(struct portals *ps, struct loop *loop,
+		       const char *addr, uint16_t port, accept_fn fn,
+		       void *arg, char *err, size_t errlen)
+{
+	struct addrinfo hints = {
+		.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+		.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV,
+	};
+	struct addrinfo *ai;
+	char host[256], service[8];
+	size_t len = strlen(addr);
+	int ret;
+
+	/* Accept "[v6addr]" as written in portals. */
+	if (len >= 2 && addr[0] == '[' && addr[len - 1] == ']' &&
+	    len - 2 < sizeof(host)) {
+		memcpy(host, addr + 1, len - 2);
+		host[len - 2] = '\0';
+	} else {
+		snprintf(host, sizeof(host), "%s", addr);
+	}
+	snprintf(service, sizeof(service), "%u", port);
+	ret = getaddrinfo(host, service, &hints, &ai);
+	if (ret) {
+		snprintf(err, errlen, "address %s: %s", addr,
+			 gai_strerror(ret));
+		return -EINVAL;
+	}
+	ret = listen_on(ps, loop, ai->ai_addr, ai->ai_addrlen, fn, arg, err,
+			errlen);
+	freeaddrinfo(ai);
+	return ret;
+}
+
+static int watch_all(struct portals *ps, struct loop *loop, char *err,
+		     size_t errlen)
 {
 	size_t i;
 	int ret;
 
-	memset(ps, 0, sizeof(*ps));
-	spare_open(&ps->spare);
-	if (!addr) {
-		struct sockaddr_in6 s6 = {
-			.sin6_family = AF_INET6, .sin6_port = htons(port),
-			.sin6_addr = IN6ADDR_ANY_INIT,
-		};
-		struct sockaddr_in s4 = {
-			.sin_family = AF_INET, .sin_port = htons(port),
-			.sin_addr.s_addr = htonl(INADDR_ANY),
-		};
-
-		ret = listen_on(ps, loop, (struct sockaddr *)&s6, sizeof(s6),
-				fn, arg, err, errlen);
-		/* A host without IPv6 still serves IPv4. */
-		if (ret == -EAFNOSUPPORT || ret == -EADDRNOTAVAIL)
-			log_warn("no IPv6 (%s): listening on IPv4 only", err);
-		else if (ret)
-			goto fail;
-		ret = listen_on(ps, loop, (struct sockaddr *)&s4, sizeof(s4),
-				fn, arg, err, errlen);
-		if (ret)
-			goto fail;
-	} else {
-		struct addrinfo hints = {
-			.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-			.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV,
-		};
-		struct addrinfo *ai;
-		char host[256], service[8];
-		size_t len = strlen(addr);
-
-		/* Accept "[v6addr]" as written in portals. */
-		if (len >= 2 && addr[0] == '[' && addr[len - 1] == ']' &&
-		    len - 2 < sizeof(host)) {
-			memcpy(host, addr + 1, len - 2);
-			host[len - 2] = '\0';
-		} else {
-			snprintf(host, sizeof(host), "%s", addr);
-		}
-		snprintf(service, sizeof(service), "%u", port);
-		ret = getaddrinfo(host, service, &hints, &ai);
-		if (ret) {
-			snprintf(err, errlen, "address %s: %s", addr,
-				 gai_strerror(ret));
-			ret = -EINVAL;
-			goto fail;
-		}
-		ret = listen_on(ps, loop, ai->ai_addr, ai->ai_addrlen, fn, arg,
-				err, errlen);
-		freeaddrinfo(ai);
-		if (ret)
-			goto fail;
-	}
 	for (i = 0; i < ps->nr; i++) {
 		ret = loop_add(loop, &ps->v[i].w, EPOLLIN);
 		if (ret) {
 			snprintf(err, errlen, "epoll: %s", strerror(-ret));
-			goto fail;
+			return ret;
 		}
 	}
 	return 0;
-fail:
-	portals_close(ps);
+}
+
+int portals_open_groups(struct portals *ps, struct loop *loop,
+			const struct config *cfg, accept_fn fn, void *arg,
+			char *err, size_t errlen)
+{
+	size_t i, j;
+	int ret = 0;
+
+	memset(ps, 0, sizeof(*ps));
+	spare_open(&ps->spare);
+	for (i = 0; i < cfg->nr_groups && !ret; i++) {
+		const struct portal_group *g = &cfg->groups[i];
+
+		for (j = 0; j < g->nr_portals && !ret; j++) {
+			const struct portal_addr *p = &g->portals[j];
+
+			ret = p->addr[0] ?
+			      listen_addr(ps, loop, p->addr, p->port, fn, arg,
+					  err, errlen) :
+			      listen_any(ps, loop, p->port, fn, arg, err,
+					 errlen);
+		}
+	}
+	if (!ret)
+		ret = watch_all(ps, loop, err, errlen);
+	if (ret)
+		portals_close(ps);
+	return ret;
+}
+
+int portals_open(struct portals *ps, struct loop *loop, const char *addr,
+		 uint16_t port, accept_fn fn, void *arg, char *err,
+		 size_t errlen)
+{
+	int ret;
+
+	memset(ps, 0, sizeof(*ps));
+	spare_open(&ps->spare);
+	ret = addr ? listen_addr(ps, loop, addr, port, fn, arg, err, errlen) :
+		     listen_any(ps, loop, port, fn, arg, err, errlen);
+	if (!ret)
+		ret = watch_all(ps, loop, err, errlen);
+	if (ret)
+		portals_close(ps);
 	return ret;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The listening sockets: by default all IPv6 (V6ONLY) and all IPv4
- * addresses, or the one address of -a. Accepted sockets go to a callback.
+ * addresses, or the one address of -a, or the portals of the PortalGroup
+ * lines. Accepted sockets go to a callback.
  */
 #ifndef IET_USR_PORTAL_H
 #define IET_USR_PORTAL_H
@@ -34,6 +35,14 @@ struct portals {
 	struct spare spare;		/* to accept-and-close at EMFILE */
 };
 
+/*
+ * The portals of cfg's PortalGroup lines (their ports resolved), each on
+ * its address or, for "*", on every address.
+ */
+struct config;
+int portals_open_groups(struct portals *p, struct loop *loop,
+			const struct config *cfg, accept_fn fn, void *arg,
+			char *err, size_t errlen);
 /* addr NULL: the default pair. Fails with a one-line reason in err. */
 int portals_open(struct portals *p, struct loop *loop, const char *addr,
 		 uint16_t port, accept_fn fn, void *arg, char *err,

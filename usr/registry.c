@@ -97,6 +97,7 @@ int registry_learn(struct registry *r, const struct kstate *st)
 				break;
 			}
 			memcpy(s->keys, ks->keys, sizeof(s->keys));
+			s->tpgt = ks->tpgt ? ks->tpgt : 1;
 			for (c = 0; c < ks->nr_conns && !ret; c++)
 				if (registry_add_cid(s, ks->conns[c].cid))
 					ret = -ENOMEM;
@@ -142,6 +143,7 @@ struct reg_session *registry_reserve(struct registry *r, uint32_t tid,
 			return NULL;
 		s->pending = true;
 		s->discovery = discovery;
+		s->tpgt = 1;		/* the login sets its own */
 		return s;
 	}
 	return NULL;
@@ -190,14 +192,16 @@ struct reg_session *registry_find_tsih(const struct registry *r, uint32_t tid,
 }
 
 struct reg_session *registry_find_isid(const struct registry *r, uint32_t tid,
-				       const char *initiator, uint64_t isid)
+				       uint16_t tpgt, const char *initiator,
+				       uint64_t isid)
 {
 	size_t i;
 
 	for (i = 0; i < r->nr; i++) {
 		struct reg_session *s = r->s[i];
 
-		if (s->tid == tid && !s->pending && !s->discovery &&
+		if (s->tid == tid && s->tpgt == tpgt && !s->pending &&
+		    !s->discovery &&
 		    reg_isid(s) == isid && !strcasecmp(s->initiator, initiator))
 			return s;
 	}

@@ -19,6 +19,7 @@ struct reg_session {
 	uint32_t tid;			/* 0 for discovery sessions */
 	uint64_t sid;			/* ISID << 16 | TSIH */
 	char initiator[IET_NAME_MAX + 1];
+	uint16_t tpgt;			/* its portal group (target port) */
 	uint32_t keys[IET_KEY_COUNT];	/* negotiated session keys */
 	uint16_t *cids;
 	size_t nr_cids;
@@ -66,9 +67,13 @@ struct reg_session *registry_find(const struct registry *r, uint32_t tid,
 				  uint64_t sid);
 struct reg_session *registry_find_tsih(const struct registry *r, uint32_t tid,
 				       uint16_t tsih);
-/* A live (not pending) session of that initiator and ISID on the target. */
+/*
+ * A live (not pending) session of that initiator port (name and ISID)
+ * through that target port (portal group) of the target: its I_T nexus.
+ */
 struct reg_session *registry_find_isid(const struct registry *r, uint32_t tid,
-				       const char *initiator, uint64_t isid);
+				       uint16_t tpgt, const char *initiator,
+				       uint64_t isid);
 /* Normal sessions of a target, pending ones included. */
 size_t registry_count(const struct registry *r, uint32_t tid);
 

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "log.h"
 #include "plan.h"
+#include "portal.h"
 #include "runtime.h"
 
 void runtime_persist(struct runtime *rt)
@@ -91,6 +92,15 @@ int runtime_reload(struct runtime *rt, bool dry_run, struct textbuf *out,
 	ret = config_load(rt->config_path, &next, err, errlen);
 	if (ret)
 		return ret;
+	config_resolve_ports(&next, rt->port ? rt->port : ISCSI_PORT);
+	/* The listening sockets are ietd's start's: so are the groups. */
+	if (!config_same_groups(&next, &rt->cfg)) {
+		snprintf(err, errlen,
+			 "%s: the PortalGroup lines changed: ietd listens on the portals it started with; restart it to change them (sessions stay in the kernel)",
+			 rt->config_path);
+		config_free(&next);
+		return -EINVAL;
+	}
 	ret = kernel_dump(&st);
 	if (ret) {
 		snprintf(err, errlen, "reading the kernel's state: %s%s%s",

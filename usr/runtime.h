@@ -24,6 +24,7 @@ struct runtime {
 	struct state state;		/* fd -1: none (tests) */
 	const char *config_path;
 	const char *access_dirs;
+	uint16_t port;			/* for portals without one (-p) */
 };
 
 /* Remember the model in the state file; a failure is logged. */

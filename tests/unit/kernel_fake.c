@@ -473,7 +473,7 @@ int fake_add_session(uint32_t tid, uint64_t sid, const char *initiator,
 }
 
 int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
-		       uint32_t exp_cmdsn, const uint32_t *keys)
+		       uint32_t exp_cmdsn, uint16_t tpgt, const uint32_t *keys)
 {
 	struct fake_call *c = record(F_SESSION_NEW);
 	int err = injected(F_SESSION_NEW);
@@ -481,11 +481,29 @@ int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
 	c->tid = tid;
 	c->sid = sid;
 	c->exp_cmdsn = exp_cmdsn;
+	c->tpgt = tpgt;
 	snprintf(c->name, sizeof(c->name), "%s", initiator);
 	memcpy(c->keys, keys, sizeof(c->keys));
 	if (err)
 		return done(c, err, NULL);
 	err = add_session(tid, sid, initiator, keys);
+	if (!err && tpgt != 1) {
+		struct ktarget *t = find_target(tid);
+		struct ksession *s = find_session(t, sid);
+		struct ktpg *g = find_tpg(t, tpgt);
+
+		if (!g) {
+			free_session(s);
+			*s = t->sessions[--t->nr_sessions];
+			if (t->nr_tpgs)
+				t->tpgs[0].sessions--;
+			return done(c, -ENOENT, "no portal group %u", tpgt);
+		}
+		if (t->nr_tpgs)
+			t->tpgs[0].sessions--;
+		g->sessions++;
+		s->tpgt = tpgt;
+	}
 	return done(c, err, "session_new tid %u sid %llu: %d", tid,
 		    (unsigned long long)sid, err);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include "config.h"
 #include "helpers.h"
@@ -832,4 +833,125 @@ TEST(config_targets_growing_or_going_leave_no_copy_of_their_secrets)
 	config_free(&b);
 	config_free(&a);
 	CHECK_EQ(freed_holding(), 0);
+}
+
+TEST(config_reads_portal_groups)
+{
+	struct config cfg;
+	const struct portal_group *g;
+
+	REQUIRE(parse("PortalGroup 1 192.0.2.1 192.0.2.2:3261\n"
+		      "portalgroup 7 [2001:db8::7]:3262 *:3263\n"
+		      "Target iqn.2001-04.com.example:t\n", &cfg) == 0);
+	REQUIRE_EQ(cfg.nr_groups, 2);
+	g = config_group(&cfg, 1);
+	REQUIRE(g != NULL);
+	REQUIRE_EQ(g->nr_portals, 2);
+	CHECK_STR(g->portals[0].addr, "192.0.2.1");
+	CHECK_EQ(g->portals[0].port, 0);
+	CHECK_STR(g->portals[1].addr, "192.0.2.2");
+	CHECK_EQ(g->portals[1].port, 3261);
+	CHECK_EQ(g->line, 1);
+	g = config_group(&cfg, 7);
+	REQUIRE(g != NULL);
+	CHECK_STR(g->portals[0].addr, "2001:db8::7");
+	CHECK_EQ(g->portals[0].port, 3262);
+	CHECK_STR(g->portals[1].addr, "");		/* every address */
+	CHECK_EQ(g->portals[1].port, 3263);
+	CHECK(config_group(&cfg, 2) == NULL);
+	/* Without a port: ietd's (-p). */
+	config_resolve_ports(&cfg, 3999);
+	CHECK_EQ(config_group(&cfg, 1)->portals[0].port, 3999);
+	CHECK_EQ(config_group(&cfg, 1)->portals[1].port, 3261);
+	config_free(&cfg);
+}
+
+TEST(config_error_portal_groups)
+{
+	FAILS("PortalGroup\n", "ietd.conf:1: PortalGroup: ", "missing tag");
+	FAILS("PortalGroup 0 192.0.2.1\n", "ietd.conf:1: PortalGroup: ", "tag 1..65535");
+	FAILS("PortalGroup 65536 192.0.2.1\n", "ietd.conf:1: PortalGroup: ", "tag 1..65535");
+	FAILS("PortalGroup two 192.0.2.1\n", "ietd.conf:1: PortalGroup: ", "tag 1..65535");
+	FAILS("PortalGroup 2\n", "ietd.conf:1: PortalGroup: ", "no portal");
+	FAILS("PortalGroup 2 192.0.2.1\nPortalGroup 2 192.0.2.2\n",
+	      "ietd.conf:2: PortalGroup: ", "already defined on line 1");
+	FAILS("PortalGroup 2 host.example\n", "ietd.conf:1: PortalGroup: ", "not a portal");
+	FAILS("PortalGroup 2 192.0.2.300\n", "ietd.conf:1: PortalGroup: ", "not a portal");
+	FAILS("PortalGroup 2 2001:db8::1\n", "ietd.conf:1: PortalGroup: ", "not a portal");
+	FAILS("PortalGroup 2 [2001:db8::1\n", "ietd.conf:1: PortalGroup: ", "not a portal");
+	FAILS("PortalGroup 2 192.0.2.1:0\n", "ietd.conf:1: PortalGroup: ", "port 1..65535");
+	FAILS("PortalGroup 2 192.0.2.1:70000\n", "ietd.conf:1: PortalGroup: ", "port 1..65535");
+	/* One address and port belongs to one group, "*" overlaps them all. */
+	FAILS("PortalGroup 1 192.0.2.1:3260\nPortalGroup 2 192.0.2.1:3260\n",
+	      "ietd.conf:2: PortalGroup: ", "overlaps a portal of group 1");
+	FAILS("PortalGroup 1 192.0.2.1\nPortalGroup 2 *\n",
+	      "ietd.conf:2: PortalGroup: ", "overlaps a portal of group 1");
+	FAILS("PortalGroup 1 192.0.2.1 192.0.2.1\n",
+	      "ietd.conf:1: PortalGroup: ", "overlaps a portal of group 1");
+	FAILS("PortalGroup 1 1.0.0.1 1.0.0.2 1.0.0.3 1.0.0.4 1.0.0.5 1.0.0.6 1.0.0.7 1.0.0.8 1.0.0.9\n",
+	      "ietd.conf:1: PortalGroup: ", "more than 8 portals");
+	FAILS("Target iqn.2001-04.com.example:t\n\tPortalGroup 2 192.0.2.1\n",
+	      "ietd.conf:2: PortalGroup: ", "global section");
+}
+
+TEST(config_allows_sixteen_portal_groups_and_no_more)
+{
+	char text[4096], *p = text;
+	struct config cfg;
+	int i;
+
+	for (i = 1; i <= IET_TPGS_MAX; i++)
+		p += sprintf(p, "PortalGroup %d 10.0.0.%d\n", i, i);
+	REQUIRE(parse(text, &cfg) == 0);
+	CHECK_EQ(cfg.nr_groups, IET_TPGS_MAX);
+	config_free(&cfg);
+	sprintf(p, "PortalGroup 99 10.0.1.1\n");
+	FAILS(text, "ietd.conf:17: PortalGroup: ", "more than 16 portal groups");
+}
+
+static struct sockaddr_storage sa(const char *addr, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *s6 = (void *)&ss;
+	struct sockaddr_in *s4 = (void *)&ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+	} else {
+		if (inet_pton(AF_INET6, addr, &s6->sin6_addr) != 1)
+			abort();
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+	}
+	return ss;
+}
+
+TEST(config_portal_tag_is_the_group_of_the_local_address)
+{
+	struct config cfg;
+	struct sockaddr_storage ss;
+
+	REQUIRE(parse("", &cfg) == 0);
+	ss = sa("192.0.2.9", 3260);
+	CHECK_EQ(config_portal_tag(&cfg, &ss), 1);	/* no groups: 1 */
+	CHECK_EQ(config_portal_tag(&cfg, NULL), 1);
+	config_free(&cfg);
+
+	REQUIRE(parse("PortalGroup 3 192.0.2.1 [2001:db8::1]\n"
+		      "PortalGroup 4 192.0.2.2 *:3270\n", &cfg) == 0);
+	config_resolve_ports(&cfg, 3260);
+	ss = sa("192.0.2.1", 3260);
+	CHECK_EQ(config_portal_tag(&cfg, &ss), 3);
+	ss = sa("2001:db8:0::1", 3260);			/* another spelling */
+	CHECK_EQ(config_portal_tag(&cfg, &ss), 3);
+	ss = sa("::ffff:192.0.2.2", 3260);		/* IPv4-mapped */
+	CHECK_EQ(config_portal_tag(&cfg, &ss), 4);
+	ss = sa("198.51.100.1", 3270);			/* "*" */
+	CHECK_EQ(config_portal_tag(&cfg, &ss), 4);
+	ss = sa("192.0.2.1", 3261);			/* no such portal */
+	CHECK_EQ(config_portal_tag(&cfg, &ss), 0);
+	CHECK_EQ(config_portal_tag(&cfg, NULL), 0);
+	config_free(&cfg);
 }

@@ -645,3 +645,26 @@ TEST(state_directory_of_its_own_lets_an_unprivileged_ietd_replace_the_file)
 	rmdir(sub);
 	rmdir(dir);
 }
+
+TEST(confwrite_keeps_portal_groups)
+{
+	static const char text[] =
+		"PortalGroup 1 192.0.2.1 192.0.2.2:3261\n"
+		"PortalGroup 9 [2001:db8::9]:3262 *:3263 [::1]\n";
+	struct config a, b;
+	char *out;
+
+	REQUIRE(config_parse(text, strlen(text), "f", &a, err,
+			     sizeof(err)) == 0);
+	out = write_text(&a, 0);
+	CHECK_CONTAINS(out, text);
+	REQUIRE(config_parse(out, strlen(out), "saved", &b, err,
+			     sizeof(err)) == 0);
+	CHECK(config_same_groups(&a, &b));
+	/* A port, an address or a tag more or less is another set. */
+	b.groups[1].portals[2].port = 3260;
+	CHECK(!config_same_groups(&a, &b));
+	free(out);
+	config_free(&a);
+	config_free(&b);
+}

@@ -67,10 +67,10 @@ TEST(discovery_portal_formats_ipv4_and_bracketed_ipv6)
 	s6->sin6_family = AF_INET6;
 	s6->sin6_port = htons(3261);
 	inet_pton(AF_INET6, "2001:db8::1", &s6->sin6_addr);
-	REQUIRE(format_portal(&ss, buf, sizeof(buf)) == 0);
+	REQUIRE(format_portal(&ss, 1, buf, sizeof(buf)) == 0);
 	CHECK_STR(buf, "[2001:db8::1]:3261,1");
 	inet_pton(AF_INET6, "::ffff:192.0.2.9", &s6->sin6_addr);
-	REQUIRE(format_portal(&ss, buf, sizeof(buf)) == 0);
+	REQUIRE(format_portal(&ss, 1, buf, sizeof(buf)) == 0);
 	CHECK_STR(buf, "192.0.2.9:3261,1");
 }
 

@@ -101,3 +101,53 @@ TEST(discovery_without_access_files_lists_every_target)
 	CHECK_STR(listed(&cfg, NULL, &ret), TARGET1 " " TARGET2 " ");
 	config_free(&cfg);
 }
+
+/* SendTargets=All's answer, its pairs separated by spaces. */
+static const char *answer(const struct config *cfg, const char *dirs)
+{
+	static char out[2048];
+	struct sockaddr_storage peer, local;
+	struct st_who who = { INITIATOR, &peer, &local, dirs };
+	struct textbuf tb;
+	size_t off = 0, n = 0;
+
+	sa(&peer, "192.0.2.10");
+	sa(&local, "192.0.2.1");
+	textbuf_init(&tb, 65536);
+	if (sendtargets(cfg, "All", &who, &tb, err, sizeof(err))) {
+		fprintf(stderr, "sendtargets: %s\n", err);
+		abort();
+	}
+	out[0] = '\0';
+	while (off < tb.len) {
+		n += snprintf(out + n, sizeof(out) - n, "%s ", tb.buf + off);
+		off += strlen(tb.buf + off) + 1;
+	}
+	textbuf_free(&tb);
+	return out;
+}
+
+TEST(discovery_lists_every_portal_of_every_group_with_its_tag)
+{
+	char dir[] = "/tmp/iet-disc-XXXXXX", cmd[64];
+	struct config cfg;
+
+	/* "*" is given as the address the initiator came to. */
+	config_of(&cfg, "PortalGroup 1 *\n"
+		  "PortalGroup 2 198.51.100.2:3261 [2001:db8::2]:3262\n"
+		  "Target " TARGET1 "\n");
+	config_resolve_ports(&cfg, 3260);
+	CHECK_STR(answer(&cfg, NULL),
+		  "TargetName=" TARGET1 " TargetAddress=192.0.2.1:3260,1 "
+		  "TargetAddress=198.51.100.2:3261,2 "
+		  "TargetAddress=[2001:db8::2]:3262,2 ");
+	/* A portal targets.allow closes to the target is not given. */
+	REQUIRE(mkdtemp(dir));
+	put(dir, ACL_TARGETS, TARGET1 " 192.0.2.0/24,[2001:db8::/32]\n");
+	CHECK_STR(answer(&cfg, dir),
+		  "TargetName=" TARGET1 " TargetAddress=192.0.2.1:3260,1 "
+		  "TargetAddress=[2001:db8::2]:3262,2 ");
+	config_free(&cfg);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+}

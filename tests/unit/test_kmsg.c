@@ -249,7 +249,7 @@ TEST(kmsg_longest_requests_are_exactly_their_computed_sizes)
 		   0);
 	CHECK_EQ(nlh->nlmsg_len, KMSG_TARGET_MAX);
 	REQUIRE_EQ(kmsg_session_new(buf, KMSG_MAX, &TO, 3, ~0ull, name, 1,
-				    keys), 0);
+				    65535, keys), 0);
 	CHECK_EQ(nlh->nlmsg_len, KMSG_SESSION_MAX);
 	REQUIRE_EQ(kmsg_conn_new(buf, KMSG_MAX, &TO, 3, ~0ull, 65535, 9, 1,
 				 keys), 0);
@@ -291,7 +291,7 @@ TEST(kmsg_string_beyond_every_limit_fails_with_emsgsize)
 	fill(name, n, 'x');
 	CHECK_EQ(kmsg_target_new(buf, KMSG_MAX, &TO, 0, name, NULL, NULL),
 		 -EMSGSIZE);
-	CHECK_EQ(kmsg_session_new(buf, KMSG_MAX, &TO, 1, 2, name, 0, NULL),
+	CHECK_EQ(kmsg_session_new(buf, KMSG_MAX, &TO, 1, 2, name, 0, 1, NULL),
 		 -EMSGSIZE);
 	free(name);
 	free(buf);
@@ -401,7 +401,7 @@ TEST(kmsg_session_and_connection_requests_parse_back)
 	struct req r;
 
 	REQUIRE_EQ(kmsg_session_new(buf, KMSG_MAX, &TO, 1, sid, "iqn.i:1", 77,
-				    keys), 0);
+				    1, keys), 0);
 	REQUIRE(parse(buf, KMSG_MAX, &r));
 	CHECK_EQ(r.cmd, IET_CMD_SESSION_NEW);
 	CHECK_EQ(u64_of(&r, IET_A_SID), sid);

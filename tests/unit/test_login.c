@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The login state machine, PDU in and PDU out (RFC 7143 6, 11.12-13). */
 #include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "helpers.h"
 #include "kernel_fake.h"
@@ -22,6 +24,7 @@
 struct lfx {
 	struct config cfg;
 	struct registry reg;
+	struct sockaddr_storage local;
 	struct login *l;
 	struct pdu_out out;
 	struct login_rsp rsp;
@@ -1195,4 +1198,88 @@ TEST(login_same_cid_in_two_logins_at_once_lets_one_through)
 	login_free(b.l);
 	login_release(a.l);
 	lf_free(&a);
+}
+
+#define GROUPS	"PortalGroup 1 192.0.2.1\nPortalGroup 5 198.51.100.5 [2001:db8::5]\n"
+
+/* As lf_init, the connection accepted on local (port 3260). */
+static void lf_init_at(struct lfx *f, const char *conf, const char *local)
+{
+	struct sockaddr_storage *ss = &f->local;
+	struct login_env env = { 0 };
+
+	memset(f, 0, sizeof(*f));
+	config_of(&f->cfg, conf);
+	config_resolve_ports(&f->cfg, 3260);
+	registry_init(&f->reg);
+	if (inet_pton(AF_INET, local, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		ss->ss_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_port = htons(3260);
+	} else if (inet_pton(AF_INET6, local,
+			     &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		ss->ss_family = AF_INET6;
+		((struct sockaddr_in6 *)ss)->sin6_port = htons(3260);
+	} else {
+		abort();
+	}
+	env.cfg = &f->cfg;
+	env.reg = &f->reg;
+	env.local = ss;
+	f->l = login_new(&env, 500);
+}
+
+TEST(login_through_a_portal_group_names_its_tag_and_hands_it_on)
+{
+	struct lfx f;
+	struct login_req r;
+	struct text t;
+	const struct login_outcome *o;
+
+	lf_init_at(&f, GROUPS CONF, "2001:db8::5");
+	login_req_init(&r, true, STAGE_SECURITY, STAGE_OPERATIONAL);
+	text_of(&t, "InitiatorName=" INITIATOR, "TargetName=" TARGET1,
+		"SessionType=Normal", "AuthMethod=None", NULL);
+	REQUIRE_EQ(step(&f, &r, &t), LOGIN_CONTINUE);
+	CHECK_EQ(f.rsp.status, LS_SUCCESS);
+	CHECK_STR(rkey(&f, "TargetPortalGroupTag"), "5");
+	login_req_init(&r, true, STAGE_OPERATIONAL, STAGE_FFP);
+	text_of(&t, OPEN_ISCSI_KEYS, NULL);
+	REQUIRE_EQ(step(&f, &r, &t), LOGIN_DONE);
+	o = login_outcome(f.l);
+	CHECK_EQ(o->tpgt, 5);
+	REQUIRE(o->reserved != NULL);
+	CHECK_EQ(o->reserved->tpgt, 5);
+	lf_free(&f);
+}
+
+TEST(login_on_an_address_of_no_portal_group_is_refused)
+{
+	struct lfx f;
+	struct text t;
+
+	lf_init_at(&f, GROUPS CONF, "203.0.113.1");
+	text_of(&t, "InitiatorName=" INITIATOR, "TargetName=" TARGET1, NULL);
+	REQUIRE_EQ(op_login(&f, &t), LOGIN_FAILED);
+	CHECK_EQ(f.rsp.status, LS_NOT_FOUND);
+	CHECK_CONTAINS(login_error(f.l), "not offered on this portal");
+	lf_free(&f);
+}
+
+TEST(login_adding_a_connection_through_another_group_finds_no_session)
+{
+	struct lfx f;
+	struct login_req r;
+	struct text t;
+	struct reg_session *s;
+
+	/* The session came through group 1; this connection through 5. */
+	lf_init_at(&f, GROUPS CONF, "198.51.100.5");
+	s = live_session(&f, 2);
+	login_req_init(&r, true, STAGE_OPERATIONAL, STAGE_FFP);
+	r.tsih = reg_tsih(s);
+	r.cid = 1;
+	text_of(&t, "InitiatorName=" INITIATOR, "TargetName=" TARGET1, NULL);
+	REQUIRE_EQ(step(&f, &r, &t), LOGIN_FAILED);
+	CHECK_EQ(f.rsp.status, LS_NO_SESSION);
+	lf_free(&f);
 }

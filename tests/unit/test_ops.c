@@ -884,3 +884,56 @@ TEST(ops_update_sets_a_portal_groups_alua_state_and_show_gives_it)
 	CHECK_CONTAINS(err, "portal group 1");
 	of_free(&f);
 }
+
+#define GROUP4	"PortalGroup 4 192.0.2.4:3260\n"
+
+static bool target_has_only_group(uint32_t tid, uint16_t tag)
+{
+	const struct kstate *st = fake_state();
+	size_t i;
+
+	for (i = 0; i < st->nr_targets; i++)
+		if (st->targets[i].tid == tid)
+			return st->targets[i].nr_tpgs == 1 &&
+			       st->targets[i].tpgs[0].tag == tag;
+	return false;
+}
+
+TEST(ops_reload_refuses_changed_portal_groups_and_changes_nothing)
+{
+	struct ofx f;
+	size_t calls;
+
+	of_init(&f, GROUP4 CONF);
+	CHECK(target_has_only_group(1, 4));
+	REQUIRE(op(&f, (struct rq){ "reload" }) == 0);
+	CHECK_STR(f.out.buf, "nothing to change\n");
+	rewrite_conf(&f, GROUP4 "PortalGroup 5 192.0.2.5:3260\n" CONF
+		     " Lun 1 Type=nullio\n");
+	calls = fake_nr_calls();
+	CHECK_EQ(op(&f, (struct rq){ "reload" }), -EINVAL);
+	CHECK_CONTAINS(err, "PortalGroup lines changed");
+	CHECK_CONTAINS(err, "restart");
+	CHECK_EQ(fake_nr_calls(), calls);
+	CHECK_EQ(f.fx.rt.cfg.nr_groups, 1);
+	of_free(&f);
+}
+
+TEST(ops_new_target_gets_the_configured_portal_groups)
+{
+	struct ofx f;
+	size_t n;
+
+	of_init(&f, GROUP4 CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 0,
+			.params = "Name=" NEWT }) == 0);
+	CHECK(target_has_only_group(2, 4));
+	/* If the kernel will not take them, there is no half-made target. */
+	n = fake_state()->nr_targets;
+	fake_fail(F_TPG_SET, -EIO, "no");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID, 0,
+			.params = "Name=" NEWT "x" }), -EIO);
+	CHECK_CONTAINS(err, "portal groups");
+	CHECK_EQ(fake_state()->nr_targets, n);
+	of_free(&f);
+}

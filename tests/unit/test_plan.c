@@ -450,3 +450,82 @@ TEST(plan_reports_model_only_changes)
 	config_free(&model);
 	fake_reset();
 }
+
+#define GROUPS	"PortalGroup 2 192.0.2.2\nPortalGroup 3 192.0.2.3\n"
+
+static bool kernel_groups(uint32_t tid, const char *want)
+{
+	const struct kstate *st = fake_state();
+	char have[128] = "";
+	size_t i, j, n = 0;
+
+	for (i = 0; i < st->nr_targets; i++) {
+		if (st->targets[i].tid != tid)
+			continue;
+		for (j = 0; j < st->targets[i].nr_tpgs; j++)
+			n += snprintf(have + n, sizeof(have) - n, "%u ",
+				      st->targets[i].tpgs[j].tag);
+	}
+	if (strcmp(have, want))
+		fprintf(stderr, "tid %u has groups \"%s\", not \"%s\"\n", tid,
+			have, want);
+	return !strcmp(have, want);
+}
+
+TEST(plan_gives_every_target_the_configured_portal_groups)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, GROUPS CONF) == 0);
+	CHECK(kernel_groups(1, "3 2 ") || kernel_groups(1, "2 3 "));
+	CHECK(kernel_groups(2, "3 2 ") || kernel_groups(2, "2 3 "));
+	CHECK_EQ(fake_count(F_TPG_SET), 4);
+	CHECK_EQ(fake_count(F_TPG_DEL), 2);		/* group 1 of each */
+	CHECK_EQ(model.nr_groups, 2);
+	/* Again: nothing to do. */
+	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	CHECK_STR(format(&p), "nothing to change\n");
+	plan_free(&p);
+	/* Back to no PortalGroup lines: group 1 again, 2 and 3 go. */
+	REQUIRE(run(&model, CONF) == 0);
+	CHECK(kernel_groups(1, "1 "));
+	CHECK(kernel_groups(2, "1 "));
+	config_free(&model);
+}
+
+TEST(plan_keeps_a_group_sessions_use_and_says_so)
+{
+	struct config model = { 0 };
+	struct plan p;
+	char *text;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0) == 0);
+	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	text = format(&p);
+	CHECK_CONTAINS(text, "tid 1 " TARGET1 ": add portal group 2");
+	CHECK_CONTAINS(text, "tid 1 " TARGET1 ": portal group 1 is no longer configured, kept: 1 session uses it");
+	CHECK_CONTAINS(text, "tid 2 " TARGET2 ": remove portal group 1");
+	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
+	plan_free(&p);
+	CHECK(kernel_groups(1, "1 2 3 "));
+	CHECK(kernel_groups(2, "2 3 ") || kernel_groups(2, "3 2 "));
+	config_free(&model);
+}
+
+TEST(plan_undoes_portal_groups_when_the_kernel_fails)
+{
+	struct config model = { 0 };
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	fake_fail(F_TPG_DEL, -EIO, "no");
+	CHECK_EQ(run(&model, GROUPS CONF), -EIO);
+	CHECK_CONTAINS(err, "remove portal group 1");
+	CHECK(kernel_groups(1, "1 "));
+	CHECK(kernel_groups(2, "1 "));
+	config_free(&model);
+}

@@ -86,9 +86,11 @@ TEST(registry_learns_sessions_and_connections_from_the_kernel)
 	CHECK(!s->pending);
 	CHECK_EQ(s->keys[IET_KEY_MAX_CONNECTIONS], 2);
 	CHECK(registry_has_cid(s, 0) && registry_has_cid(s, 4));
-	CHECK(registry_find_isid(&r, 3, INITIATOR, 0xabc) == s);
-	CHECK(registry_find_isid(&r, 3, "iqn.other:x", 0xabc) == NULL);
-	CHECK(registry_find_isid(&r, 2, INITIATOR, 0xabc) == NULL);
+	CHECK(registry_find_isid(&r, 3, 1, INITIATOR, 0xabc) == s);
+	CHECK(registry_find_isid(&r, 3, 1, "iqn.other:x", 0xabc) == NULL);
+	CHECK(registry_find_isid(&r, 2, 1, INITIATOR, 0xabc) == NULL);
+	/* Through another portal group it is another I_T nexus. */
+	CHECK(registry_find_isid(&r, 3, 2, INITIATOR, 0xabc) == NULL);
 	registry_free(&r);
 }
 
@@ -101,7 +103,7 @@ TEST(registry_lookups_ignore_pending_and_discovery_sessions)
 	p = registry_reserve(&r, 1, 0x10, INITIATOR, false);
 	d = registry_reserve(&r, 0, 0x11, INITIATOR, true);
 	CHECK(registry_find_tsih(&r, 1, reg_tsih(p)) == NULL);
-	CHECK(registry_find_isid(&r, 1, INITIATOR, 0x10) == NULL);
+	CHECK(registry_find_isid(&r, 1, 1, INITIATOR, 0x10) == NULL);
 	CHECK(registry_find_tsih(&r, 0, reg_tsih(d)) == NULL);
 	CHECK_EQ(registry_count(&r, 1), 1);	/* pending counts */
 	CHECK_EQ(registry_count(&r, 0), 0);	/* discovery does not */
