@@ -96,19 +96,19 @@ int iet_tpg_set(struct iet_target *target, u16 tag, u32 state,
 			;
 		if (i == IET_TPGS_MAX) {
 			mutex_unlock(&target->lock);
-			NL_SET_ERR_MSG(extack, "the target has IET_TPGS_MAX portal groups");
+			NL_SET_ERR_MSG(extack, "the target has 16 portal groups already");
 			return -ENOSPC;
 		}
 		tpg = &target->tpgs[i];
-		tpg->tag = tag;
-		tpg->implicit = false;
+		WRITE_ONCE(tpg->implicit, false);
 		WRITE_ONCE(tpg->state, IET_ALUA_AO);
+		WRITE_ONCE(tpg->tag, tag);
 		pr_info("target %u: portal group %u\n", target->tid, tag);
 	}
 	tpg = &target->tpgs[i];
 	if (state != IET_ALUA_UNSPEC && to_spc[state] != tpg->state) {
 		WRITE_ONCE(tpg->state, to_spc[state]);
-		tpg->implicit = true;
+		WRITE_ONCE(tpg->implicit, true);
 		pr_info("target %u: portal group %u is %s\n", target->tid, tag,
 			state_name(tpg->state));
 		state_changed(target);
@@ -131,7 +131,7 @@ int iet_tpg_del(struct iet_target *target, u16 tag,
 		NL_SET_ERR_MSG(extack, "sessions use the portal group");
 		ret = -EBUSY;
 	} else {
-		target->tpgs[i].tag = 0;
+		WRITE_ONCE(target->tpgs[i].tag, 0);
 		pr_info("target %u: portal group %u deleted\n", target->tid,
 			tag);
 	}
@@ -182,22 +182,26 @@ static int rtpg_execute(struct iet_scsi_req *req)
 	u8 d[RTPG_MAX] = { 0 };
 	int i;
 
-	mutex_lock(&target->lock);
+	/*
+	 * Without target->lock, which no command path should wait for: a
+	 * group changed meanwhile is reported as it was or as it is.
+	 */
 	for (i = 0; i < IET_TPGS_MAX; i++) {
 		struct iet_tpg *tpg = &target->tpgs[i];
+		u16 tag = READ_ONCE(tpg->tag);
 
-		if (!tpg->tag)
+		if (!tag)
 			continue;
-		d[off] = tpg->state;
+		d[off] = READ_ONCE(tpg->state);
 		/* T_SUP, U_SUP, S_SUP, AN_SUP, AO_SUP */
 		d[off + 1] = 0x80 | 0x08 | 0x04 | 0x02 | 0x01;
-		put_unaligned_be16(tpg->tag, d + off + 2);
-		d[off + 5] = tpg->implicit ? 0x02 : 0x00;	/* STATUS CODE */
+		put_unaligned_be16(tag, d + off + 2);
+		/* STATUS CODE: altered by an implicit transition */
+		d[off + 5] = READ_ONCE(tpg->implicit) ? 0x02 : 0x00;
 		d[off + 7] = 1;				/* TARGET PORT COUNT */
-		put_unaligned_be16(tpg->tag, d + off + 10);	/* its RTPI */
+		put_unaligned_be16(tag, d + off + 10);		/* its RTPI */
 		off += RTPG_DESC;
 	}
-	mutex_unlock(&target->lock);
 	put_unaligned_be32(off - 4, d);			/* RETURN DATA LENGTH */
 	if (ext)
 		d[4] = 0x10;		/* FORMAT TYPE 001b; no transition time */
@@ -212,6 +216,5 @@ void iet_alua_rtpg_parse(struct iet_scsi_req *req)
 	if (req->cdb[1] >> 5 > 1)
 		return iet_scsi_invalid_field(req, 1, 7);
 	iet_scsi_data_in(req, get_unaligned_be32(req->cdb + 6), RTPG_MAX);
-	req->blocking = true;		/* takes target->lock */
 	req->execute = rtpg_execute;
 }

@@ -283,8 +283,8 @@ struct iet_iopool {
 /*
  * A portal group of a target: a target port (its relative target port
  * identifier is the tag) and a target port group of that one port (SPC-4
- * 5.16, its ID the tag too). Changed under target->lock; commands read the
- * state with READ_ONCE().
+ * 5.16, its ID the tag too). Changed under target->lock; commands read
+ * tag, state and implicit with READ_ONCE(), without it.
  */
 struct iet_tpg {
 	u16 tag;			/* TPGT, 1..65535; 0: a free slot */
