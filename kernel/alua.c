@@ -47,26 +47,18 @@ static const char *state_name(u8 state)
 	}
 }
 
-/* The slot of a group, or -1. Under target->lock. */
+/*
+ * The slot of a group, or -1: under target->lock to act on the slot;
+ * without it, a hint (a target port that may just have gone).
+ */
 int iet_tpg_find(struct iet_target *target, u16 tag)
 {
 	int i;
 
 	for (i = 0; i < IET_TPGS_MAX; i++)
-		if (tag && target->tpgs[i].tag == tag)
+		if (tag && READ_ONCE(target->tpgs[i].tag) == tag)
 			return i;
 	return -1;
-}
-
-/* Is tag a target port of the target? Without target->lock: a hint. */
-bool iet_tpg_exists(struct iet_target *target, u16 tag)
-{
-	int i;
-
-	for (i = 0; i < IET_TPGS_MAX; i++)
-		if (tag && READ_ONCE(target->tpgs[i].tag) == tag)
-			return true;
-	return false;
 }
 
 /* Every I_T nexus hears of a change of state, on every LU (5.16.2.8). */

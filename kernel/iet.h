@@ -305,7 +305,6 @@ int iet_tpg_set(struct iet_target *target, u16 tag, u32 state,
 int iet_tpg_del(struct iet_target *target, u16 tag,
 		struct netlink_ext_ack *extack);
 int iet_tpg_find(struct iet_target *target, u16 tag);
-bool iet_tpg_exists(struct iet_target *target, u16 tag);
 u32 iet_alua_state_uapi(u8 state);
 void iet_alua_check(struct iet_scsi_req *req);
 void iet_alua_rtpg_parse(struct iet_scsi_req *req);

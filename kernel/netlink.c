@@ -640,9 +640,8 @@ static int tpg_set(struct sk_buff *skb, struct genl_info *info)
 	if (GENL_REQ_ATTR_CHECK(info, IET_A_TPGT))
 		return -EINVAL;
 	ret = iet_tpg_set(target, nla_get_u32(info->attrs[IET_A_TPGT]),
-			  info->attrs[IET_A_ALUA_STATE] ?
-			  nla_get_u32(info->attrs[IET_A_ALUA_STATE]) :
-			  IET_ALUA_UNSPEC, info->extack);
+			  get_u32_or(info->attrs[IET_A_ALUA_STATE],
+				     IET_ALUA_UNSPEC), info->extack);
 	changed();
 	return ret;
 }
@@ -716,9 +715,8 @@ static int session_new(struct sk_buff *skb, struct genl_info *info)
 	ret = iet_session_add(target, nla_get_u64(info->attrs[IET_A_SID]),
 			      nla_data(info->attrs[IET_A_INITIATOR_NAME]),
 			      nla_get_u32(info->attrs[IET_A_EXP_CMDSN]),
-			      info->attrs[IET_A_TPGT] ?
-			      nla_get_u32(info->attrs[IET_A_TPGT]) :
-			      IET_TPGT_DEFAULT,
+			      get_u32_or(info->attrs[IET_A_TPGT],
+					 IET_TPGT_DEFAULT),
 			      info->attrs[IET_A_SESSION_PARAMS], info->extack);
 	changed();
 	return ret;

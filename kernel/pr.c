@@ -1137,7 +1137,7 @@ static int do_move(struct iet_scsi_req *req, struct pr_out *o,
 		iet_scsi_invalid_param(req, 8, 7);
 		return SAM_STAT_CHECK_CONDITION;
 	}
-	if (!iet_tpg_exists(req->nexus->target, o->rtpi)) {
+	if (iet_tpg_find(req->nexus->target, o->rtpi) < 0) {
 		iet_scsi_invalid_param(req, 18, 7);
 		return SAM_STAT_CHECK_CONDITION;
 	}
