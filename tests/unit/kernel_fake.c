@@ -114,7 +114,15 @@ static struct ksession *find_session(struct ktarget *t, uint64_t sid)
 	return NULL;
 }
 
-static struct ktpg *find_tpg(struct ktarget *t, uint16_t tag);
+static struct ktpg *find_tpg(struct ktarget *t, uint16_t tag)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_tpgs; i++)
+		if (t->tpgs[i].tag == tag)
+			return &t->tpgs[i];
+	return NULL;
+}
 
 static void drop_fd(uint32_t tid, uint64_t sid, uint16_t cid, bool any_cid)
 {
@@ -407,16 +415,21 @@ int kernel_lun_del(uint32_t tid, uint32_t lun)
 	return done(c, -ENOENT, "no LUN %u", lun);
 }
 
+/* A session through portal group tpgt, which the target must have. */
 static int add_session(uint32_t tid, uint64_t sid, const char *initiator,
-		       const uint32_t *keys)
+		       uint16_t tpgt, const uint32_t *keys)
 {
 	struct ktarget *t = find_target(tid);
 	struct ksession *ns, *s;
+	struct ktpg *g;
 
 	if (!t)
 		return -ENOENT;
 	if (find_session(t, sid))
 		return -EEXIST;
+	g = find_tpg(t, tpgt);
+	if (!g && (t->nr_tpgs || tpgt != 1))
+		return -ENOENT;
 	ns = realloc(t->sessions, (t->nr_sessions + 1) * sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
@@ -425,9 +438,9 @@ static int add_session(uint32_t tid, uint64_t sid, const char *initiator,
 	memset(s, 0, sizeof(*s));
 	s->sid = sid;
 	snprintf(s->initiator, sizeof(s->initiator), "%s", initiator);
-	s->tpgt = 1;
-	if (t->nr_tpgs)
-		t->tpgs[0].sessions++;
+	s->tpgt = tpgt;
+	if (g)
+		g->sessions++;
 	if (keys)
 		memcpy(s->keys, keys, sizeof(s->keys));
 	return 0;
@@ -459,7 +472,7 @@ int fake_add_session(uint32_t tid, uint64_t sid, const char *initiator,
 {
 	struct ksession *s;
 	size_t i;
-	int ret = add_session(tid, sid, initiator, keys);
+	int ret = add_session(tid, sid, initiator, 1, keys);
 
 	if (ret)
 		return ret;
@@ -486,24 +499,7 @@ int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
 	memcpy(c->keys, keys, sizeof(c->keys));
 	if (err)
 		return done(c, err, NULL);
-	err = add_session(tid, sid, initiator, keys);
-	if (!err && tpgt != 1) {
-		struct ktarget *t = find_target(tid);
-		struct ksession *s = find_session(t, sid);
-		struct ktpg *g = find_tpg(t, tpgt);
-
-		if (!g) {
-			free_session(s);
-			*s = t->sessions[--t->nr_sessions];
-			if (t->nr_tpgs)
-				t->tpgs[0].sessions--;
-			return done(c, -ENOENT, "no portal group %u", tpgt);
-		}
-		if (t->nr_tpgs)
-			t->tpgs[0].sessions--;
-		g->sessions++;
-		s->tpgt = tpgt;
-	}
+	err = add_session(tid, sid, initiator, tpgt, keys);
 	return done(c, err, "session_new tid %u sid %llu: %d", tid,
 		    (unsigned long long)sid, err);
 }
@@ -514,6 +510,7 @@ int kernel_session_del(uint32_t tid, uint64_t sid)
 	struct ktarget *t = find_target(tid);
 	struct ksession *s = find_session(t, sid);
 	int err = injected(F_SESSION_DEL);
+	struct ktpg *g;
 
 	c->tid = tid;
 	c->sid = sid;
@@ -523,8 +520,9 @@ int kernel_session_del(uint32_t tid, uint64_t sid)
 		return done(c, -ENOENT, "no session %llu",
 			    (unsigned long long)sid);
 	drop_fd(tid, sid, 0, true);
-	if (find_tpg(t, s->tpgt) && find_tpg(t, s->tpgt)->sessions)
-		find_tpg(t, s->tpgt)->sessions--;
+	g = find_tpg(t, s->tpgt);
+	if (g)
+		g->sessions--;
 	free_session(s);
 	*s = t->sessions[--t->nr_sessions];
 	return done(c, 0, NULL);
@@ -659,16 +657,6 @@ int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all)
 		}
 	}
 	return done(c, 0, NULL);
-}
-
-static struct ktpg *find_tpg(struct ktarget *t, uint16_t tag)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr_tpgs; i++)
-		if (t->tpgs[i].tag == tag)
-			return &t->tpgs[i];
-	return NULL;
 }
 
 int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state)
