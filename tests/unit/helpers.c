@@ -174,19 +174,34 @@ int fx_connect_from(struct fixture *fx, const char *ip)
 	return c;
 }
 
+struct sockaddr_storage sockaddr_of(const char *ip, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+	} else if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+	} else {
+		abort();
+	}
+	return ss;
+}
+
 int fx_connect_as(struct fixture *fx, const char *ip, uint16_t port)
 {
-	struct sockaddr_storage peer;
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&peer;
+	struct sockaddr_storage peer = sockaddr_of(ip, port);
 	struct sockaddr_in sin;
 	socklen_t len = sizeof(sin);
 	int c, s;
 
-	memset(&peer, 0, sizeof(peer));
-	if (inet_pton(AF_INET6, ip, &s6->sin6_addr) != 1)
+	if (peer.ss_family != AF_INET6)
 		abort();
-	s6->sin6_family = AF_INET6;
-	s6->sin6_port = htons(port);
 	getsockname(fx->listen_fd, (struct sockaddr *)&sin, &len);
 	c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c < 0 || connect(c, (struct sockaddr *)&sin, sizeof(sin)))

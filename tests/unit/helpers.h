@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "config.h"
 #include "conn.h"
@@ -67,6 +68,9 @@ int fx_connect_from(struct fixture *fx, const char *ip);
  * ip, port port: addresses no test host has (other /64s, link-local).
  */
 int fx_connect_as(struct fixture *fx, const char *ip, uint16_t port);
+
+/* A numeric IPv4 or IPv6 address and a port; aborts on anything else. */
+struct sockaddr_storage sockaddr_of(const char *ip, uint16_t port);
 /* Run the loop until cond(arg) or about two seconds have passed. */
 bool fx_run_until(struct fixture *fx, bool (*cond)(void *), void *arg);
 /* Run the loop for a while (to let ietd act on what it has). */

@@ -16,27 +16,6 @@
 
 static char err[512];
 
-static struct sockaddr_storage addr(const char *s)
-{
-	struct sockaddr_storage ss;
-
-	memset(&ss, 0, sizeof(ss));
-	if (strchr(s, ':')) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-
-		s6->sin6_family = AF_INET6;
-		if (inet_pton(AF_INET6, s, &s6->sin6_addr) != 1)
-			abort();
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-
-		s4->sin_family = AF_INET;
-		if (inet_pton(AF_INET, s, &s4->sin_addr) != 1)
-			abort();
-	}
-	return ss;
-}
-
 static int parse(const char *text, struct acl_file *af)
 {
 	memset(af, 0, sizeof(*af));
@@ -50,7 +29,7 @@ static enum acl_result match(const char *text, const char *target,
 			     const char *name, const char *ip)
 {
 	struct acl_file af;
-	struct sockaddr_storage ss = addr(ip);
+	struct sockaddr_storage ss = sockaddr_of(ip, 0);
 	enum acl_result r;
 
 	if (parse(text, &af)) {
@@ -213,7 +192,7 @@ static bool allowed(const char *allow, const char *deny, const char *who,
 		    const char *ip)
 {
 	struct access a;
-	struct sockaddr_storage ss = addr(ip);
+	struct sockaddr_storage ss = sockaddr_of(ip, 0);
 	bool ok;
 
 	access_of(&a, allow, deny, NULL);
@@ -258,9 +237,9 @@ TEST(access_deny_refuses_unless_an_allow_rule_matches)
 TEST(access_targets_allow_hides_a_target_on_other_portals)
 {
 	struct access a;
-	struct sockaddr_storage here = addr("192.0.2.1"),
-				there = addr("198.51.100.1"),
-				v6 = addr("2001:db8::1");
+	struct sockaddr_storage here = sockaddr_of("192.0.2.1", 0),
+				there = sockaddr_of("198.51.100.1", 0),
+				v6 = sockaddr_of("2001:db8::1", 0);
 
 	access_of(&a, NULL, NULL, NULL);
 	CHECK(access_portal(&a, TARGET1, &here));
@@ -310,7 +289,7 @@ TEST(access_files_are_read_from_the_first_directory_that_has_each)
 {
 	char d1[] = "/tmp/iet-acl-XXXXXX", d2[] = "/tmp/iet-acl-XXXXXX";
 	char dirs[64], path[512];
-	struct sockaddr_storage peer = addr("192.0.2.1");
+	struct sockaddr_storage peer = sockaddr_of("192.0.2.1", 0);
 	struct access a;
 
 	REQUIRE(mkdtemp(d1) && mkdtemp(d2));

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 
 #include "config.h"
 #include "helpers.h"
@@ -909,32 +908,13 @@ TEST(config_allows_sixteen_portal_groups_and_no_more)
 	FAILS(text, "ietd.conf:17: PortalGroup: ", "more than 16 portal groups");
 }
 
-static struct sockaddr_storage sa(const char *addr, uint16_t port)
-{
-	struct sockaddr_storage ss;
-	struct sockaddr_in6 *s6 = (void *)&ss;
-	struct sockaddr_in *s4 = (void *)&ss;
-
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(port);
-	} else {
-		if (inet_pton(AF_INET6, addr, &s6->sin6_addr) != 1)
-			abort();
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(port);
-	}
-	return ss;
-}
-
 TEST(config_portal_tag_is_the_group_of_the_local_address)
 {
 	struct config cfg;
 	struct sockaddr_storage ss;
 
 	REQUIRE(parse("", &cfg) == 0);
-	ss = sa("192.0.2.9", 3260);
+	ss = sockaddr_of("192.0.2.9", 3260);
 	CHECK_EQ(config_portal_tag(&cfg, &ss), 1);	/* no groups: 1 */
 	CHECK_EQ(config_portal_tag(&cfg, NULL), 1);
 	config_free(&cfg);
@@ -942,15 +922,15 @@ TEST(config_portal_tag_is_the_group_of_the_local_address)
 	REQUIRE(parse("PortalGroup 3 192.0.2.1 [2001:db8::1]\n"
 		      "PortalGroup 4 192.0.2.2 *:3270\n", &cfg) == 0);
 	config_resolve_ports(&cfg, 3260);
-	ss = sa("192.0.2.1", 3260);
+	ss = sockaddr_of("192.0.2.1", 3260);
 	CHECK_EQ(config_portal_tag(&cfg, &ss), 3);
-	ss = sa("2001:db8:0::1", 3260);			/* another spelling */
+	ss = sockaddr_of("2001:db8:0::1", 3260);			/* another spelling */
 	CHECK_EQ(config_portal_tag(&cfg, &ss), 3);
-	ss = sa("::ffff:192.0.2.2", 3260);		/* IPv4-mapped */
+	ss = sockaddr_of("::ffff:192.0.2.2", 3260);		/* IPv4-mapped */
 	CHECK_EQ(config_portal_tag(&cfg, &ss), 4);
-	ss = sa("198.51.100.1", 3270);			/* "*" */
+	ss = sockaddr_of("198.51.100.1", 3270);			/* "*" */
 	CHECK_EQ(config_portal_tag(&cfg, &ss), 4);
-	ss = sa("192.0.2.1", 3261);			/* no such portal */
+	ss = sockaddr_of("192.0.2.1", 3261);			/* no such portal */
 	CHECK_EQ(config_portal_tag(&cfg, &ss), 0);
 	CHECK_EQ(config_portal_tag(&cfg, NULL), 0);
 	config_free(&cfg);

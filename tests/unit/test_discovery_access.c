@@ -17,16 +17,6 @@
 
 static char err[512];
 
-static void sa(struct sockaddr_storage *ss, const char *ip)
-{
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	s4->sin_family = AF_INET;
-	s4->sin_port = htons(3260);
-	inet_pton(AF_INET, ip, &s4->sin_addr);
-}
-
 static void put(const char *dir, const char *name, const char *text)
 {
 	char path[512];
@@ -49,8 +39,8 @@ static const char *listed(const struct config *cfg, const char *dirs,
 	struct textbuf tb;
 	size_t off = 0, n = 0;
 
-	sa(&peer, "192.0.2.10");
-	sa(&local, "192.0.2.1");
+	peer = sockaddr_of("192.0.2.10", 3260);
+	local = sockaddr_of("192.0.2.1", 3260);
 	textbuf_init(&tb, 65536);
 	*ret = sendtargets(cfg, "All", &who, &tb, err, sizeof(err));
 	names[0] = '\0';
@@ -111,8 +101,8 @@ static const char *answer(const struct config *cfg, const char *dirs)
 	struct textbuf tb;
 	size_t off = 0, n = 0;
 
-	sa(&peer, "192.0.2.10");
-	sa(&local, "192.0.2.1");
+	peer = sockaddr_of("192.0.2.10", 3260);
+	local = sockaddr_of("192.0.2.1", 3260);
 	textbuf_init(&tb, 65536);
 	if (sendtargets(cfg, "All", &who, &tb, err, sizeof(err))) {
 		fprintf(stderr, "sendtargets: %s\n", err);

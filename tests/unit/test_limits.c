@@ -88,35 +88,20 @@ TEST(limits_connections_beyond_the_global_cap_are_closed_at_accept)
 	fx_free(&fx);
 }
 
-static void v6(struct sockaddr_storage *ss, const char *ip)
-{
-	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1) {
-		s6->sin6_family = AF_INET6;
-	} else if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1) {
-		s4->sin_family = AF_INET;
-	} else {
-		abort();
-	}
-}
-
 TEST(limits_ipv6_addresses_of_one_64_count_apart_and_mapped_ipv4_as_ipv4)
 {
 	struct sockaddr_storage a, b;
 
-	v6(&a, "2001:db8:1:2::10");
-	v6(&b, "2001:db8:1:2:ffff::1");
+	a = sockaddr_of("2001:db8:1:2::10", 0);
+	b = sockaddr_of("2001:db8:1:2:ffff::1", 0);
 	CHECK(!peer_same_addr(&a, &b));
-	v6(&b, "2001:db8:1:2::10");
+	b = sockaddr_of("2001:db8:1:2::10", 0);
 	CHECK(peer_same_addr(&a, &b));
 	/* An IPv4-mapped address is its IPv4 address. */
-	v6(&a, "::ffff:192.0.2.7");
-	v6(&b, "192.0.2.7");
+	a = sockaddr_of("::ffff:192.0.2.7", 0);
+	b = sockaddr_of("192.0.2.7", 0);
 	CHECK(peer_same_addr(&a, &b));
-	v6(&a, "192.0.2.8");
+	a = sockaddr_of("192.0.2.8", 0);
 	CHECK(!peer_same_addr(&a, &b));
 }
 

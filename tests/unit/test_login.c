@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The login state machine, PDU in and PDU out (RFC 7143 6, 11.12-13). */
 #include <stdlib.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
 #include "helpers.h"
 #include "kernel_fake.h"
@@ -1205,26 +1203,16 @@ TEST(login_same_cid_in_two_logins_at_once_lets_one_through)
 /* As lf_init, the connection accepted on local (port 3260). */
 static void lf_init_at(struct lfx *f, const char *conf, const char *local)
 {
-	struct sockaddr_storage *ss = &f->local;
 	struct login_env env = { 0 };
 
 	memset(f, 0, sizeof(*f));
 	config_of(&f->cfg, conf);
 	config_resolve_ports(&f->cfg, 3260);
 	registry_init(&f->reg);
-	if (inet_pton(AF_INET, local, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
-		ss->ss_family = AF_INET;
-		((struct sockaddr_in *)ss)->sin_port = htons(3260);
-	} else if (inet_pton(AF_INET6, local,
-			     &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
-		ss->ss_family = AF_INET6;
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(3260);
-	} else {
-		abort();
-	}
+	f->local = sockaddr_of(local, 3260);
 	env.cfg = &f->cfg;
 	env.reg = &f->reg;
-	env.local = ss;
+	env.local = &f->local;
 	f->l = login_new(&env, 500);
 }
 
