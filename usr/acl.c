@@ -314,8 +314,7 @@ fail:
 	return -EINVAL;
 }
 
-/* The address as IPv4 (4 bytes) or IPv6 (16); v4-mapped IPv6 is IPv4. */
-static int addr_bytes(const struct sockaddr_storage *ss, uint8_t *out)
+int addr_bytes(const struct sockaddr_storage *ss, uint8_t *out)
 {
 	if (!ss)
 		return 0;

@@ -102,6 +102,11 @@ bool access_initiator(const struct access *a, const char *target,
 		      const char *initiator,
 		      const struct sockaddr_storage *peer);
 /* targets.allow: may target be used through the local address? */
+/*
+ * The IP address of ss as 4 bytes (IPv4, an IPv4-mapped IPv6 address
+ * too) or 16 (IPv6) into out; 0 for NULL or another family.
+ */
+int addr_bytes(const struct sockaddr_storage *ss, uint8_t *out);
 bool access_portal(const struct access *a, const char *target,
 		   const struct sockaddr_storage *local);
 

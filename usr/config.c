@@ -345,63 +345,6 @@ void config_resolve_ports(struct config *cfg, uint16_t port)
 				cfg->groups[i].portals[j].port = port;
 }
 
-/* The address and port of a socket address, an IPv4-mapped one as IPv4. */
-static int local_of(const struct sockaddr_storage *ss, char *addr,
-		    uint16_t *port)
-{
-	const struct sockaddr_in6 *s6 = (const void *)ss;
-	const struct sockaddr_in *s4 = (const void *)ss;
-
-	if (ss->ss_family == AF_INET) {
-		*port = ntohs(s4->sin_port);
-		return inet_ntop(AF_INET, &s4->sin_addr, addr,
-				 INET6_ADDRSTRLEN) ? 0 : -1;
-	}
-	if (ss->ss_family != AF_INET6)
-		return -1;
-	*port = ntohs(s6->sin6_port);
-	if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr))
-		return inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], addr,
-				 INET6_ADDRSTRLEN) ? 0 : -1;
-	return inet_ntop(AF_INET6, &s6->sin6_addr, addr, INET6_ADDRSTRLEN) ?
-	       0 : -1;
-}
-
-/* Two spellings of one address compare equal ("::1" and "0::1"). */
-static bool same_addr(const char *a, const char *b)
-{
-	unsigned char x[16], y[16];
-	int af = strchr(a, ':') ? AF_INET6 : AF_INET;
-
-	if ((strchr(b, ':') ? AF_INET6 : AF_INET) != af)
-		return false;
-	return inet_pton(af, a, x) == 1 && inet_pton(af, b, y) == 1 &&
-	       !memcmp(x, y, af == AF_INET6 ? 16 : 4);
-}
-
-uint16_t config_portal_tag(const struct config *cfg,
-			   const struct sockaddr_storage *local)
-{
-	char addr[INET6_ADDRSTRLEN];
-	uint16_t port;
-	size_t i, j;
-
-	if (!cfg->nr_groups)
-		return 1;
-	if (!local || local_of(local, addr, &port))
-		return 0;
-	for (i = 0; i < cfg->nr_groups; i++) {
-		const struct portal_group *g = &cfg->groups[i];
-
-		for (j = 0; j < g->nr_portals; j++)
-			if (g->portals[j].port == port &&
-			    (!g->portals[j].addr[0] ||
-			     same_addr(g->portals[j].addr, addr)))
-				return g->tag;
-	}
-	return 0;
-}
-
 bool config_same_groups(const struct config *a, const struct config *b)
 {
 	size_t i, j;

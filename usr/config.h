@@ -10,8 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <sys/socket.h>
-
 #include "model.h"
 
 #define CONFIG_PATH		"/etc/iet/ietd.conf"
@@ -76,12 +74,6 @@ int portal_addr_parse(const char *v, struct portal_addr *p, char *err,
 		      size_t errlen);
 /* Portals without a port listen on port (ietd -p): set it in them. */
 void config_resolve_ports(struct config *cfg, uint16_t port);
-/*
- * The portal group a connection came through, by the local address it
- * was accepted on: 1 without PortalGroup lines, 0 for none of them.
- */
-uint16_t config_portal_tag(const struct config *cfg,
-			   const struct sockaddr_storage *local);
 /* The same groups, tags and portals, in the same order (lines aside)? */
 bool config_same_groups(const struct config *a, const struct config *b);
 /* The group with that tag, or NULL. */

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "conn.h"
 #include "crc32c.h"
 #include "discovery.h"
@@ -75,28 +76,13 @@ void server_init(struct server *srv, struct loop *loop, struct config *cfg,
 }
 
 /* The address as 16 bytes, IPv4 as IPv4-mapped; false if neither. */
-static bool addr16(const struct sockaddr_storage *ss, uint8_t *a)
-{
-	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (ss->ss_family == AF_INET) {
-		memcpy(a, mapped, 12);
-		memcpy(a + 12, &((const struct sockaddr_in *)ss)->sin_addr, 4);
-		return true;
-	}
-	if (ss->ss_family == AF_INET6) {
-		memcpy(a, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
-		return true;
-	}
-	return false;
-}
-
 bool peer_same_addr(const struct sockaddr_storage *a,
 		    const struct sockaddr_storage *b)
 {
 	uint8_t x[16], y[16];
+	int n = addr_bytes(a, x);
 
-	return addr16(a, x) && addr16(b, y) && !memcmp(x, y, 16);
+	return n && n == addr_bytes(b, y) && !memcmp(x, y, n);
 }
 
 static void name_peer(struct conn *c)

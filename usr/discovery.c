@@ -118,6 +118,13 @@ int format_portal(const struct sockaddr_storage *ss, uint16_t tag, char *buf,
 	return -1;
 }
 
+uint16_t sockaddr_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
 /* A group's portal as a socket address: one on every address, the local. */
 static int portal_sockaddr(const struct portal_addr *p,
 			   const struct sockaddr_storage *local,
@@ -148,6 +155,31 @@ static int portal_sockaddr(const struct portal_addr *p,
 		return 0;
 	}
 	return -1;
+}
+
+uint16_t portal_tag_of(const struct config *cfg,
+		       const struct sockaddr_storage *local)
+{
+	uint8_t here[16], there[16];
+	struct sockaddr_storage ss;
+	int n = addr_bytes(local, here);
+	size_t i, j;
+
+	if (!cfg->nr_groups)
+		return 1;
+	if (!n)
+		return 0;
+	for (i = 0; i < cfg->nr_groups; i++) {
+		const struct portal_group *g = &cfg->groups[i];
+
+		for (j = 0; j < g->nr_portals; j++)
+			if (!portal_sockaddr(&g->portals[j], local, &ss) &&
+			    n == addr_bytes(&ss, there) &&
+			    !memcmp(here, there, n) &&
+			    sockaddr_port(&ss) == sockaddr_port(local))
+				return g->tag;
+	}
+	return 0;
 }
 
 /* TargetAddress: every portal of every group the access files leave open. */

@@ -69,6 +69,14 @@ struct st_who {
 int sendtargets(const struct config *cfg, const char *what,
 		const struct st_who *who, struct textbuf *out, char *err,
 		size_t errlen);
+/*
+ * The portal group a connection came through, by the local address it
+ * was accepted on: 1 without PortalGroup lines, 0 for none of them.
+ */
+uint16_t portal_tag_of(const struct config *cfg,
+		       const struct sockaddr_storage *local);
+/* The port of an IPv4 or IPv6 socket address. */
+uint16_t sockaddr_port(const struct sockaddr_storage *ss);
 /* "192.0.2.1:3260,1" or "[2001:db8::1]:3260,1" (tag 1) */
 int format_portal(const struct sockaddr_storage *ss, uint16_t tag, char *buf,
 		  size_t len);

@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "acl.h"
-#include "config.h"
+#include "discovery.h"
 #include "login.h"
 #include "params.h"
 #include "text.h"
@@ -317,7 +317,7 @@ static int first_set(struct login *l, const struct text_list *tl)
 	 * The portal group of the address the connection came to (known by
 	 * now; not when the login began). 0: in no PortalGroup: refused.
 	 */
-	l->tpgt = config_portal_tag(l->env.cfg, l->env.local);
+	l->tpgt = portal_tag_of(l->env.cfg, l->env.local);
 	for (i = 0; i < tl->nr; i++) {
 		const struct text_pair *p = &tl->pairs[i];
 

@@ -246,7 +246,5 @@ void portals_close(struct portals *ps)
 
 uint16_t portal_port(const struct portal *p)
 {
-	if (p->addr.ss_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)&p->addr)->sin6_port);
-	return ntohs(((const struct sockaddr_in *)&p->addr)->sin_port);
+	return sockaddr_port(&p->addr);
 }

@@ -907,31 +907,3 @@ TEST(config_allows_sixteen_portal_groups_and_no_more)
 	sprintf(p, "PortalGroup 99 10.0.1.1\n");
 	FAILS(text, "ietd.conf:17: PortalGroup: ", "more than 16 portal groups");
 }
-
-TEST(config_portal_tag_is_the_group_of_the_local_address)
-{
-	struct config cfg;
-	struct sockaddr_storage ss;
-
-	REQUIRE(parse("", &cfg) == 0);
-	ss = sockaddr_of("192.0.2.9", 3260);
-	CHECK_EQ(config_portal_tag(&cfg, &ss), 1);	/* no groups: 1 */
-	CHECK_EQ(config_portal_tag(&cfg, NULL), 1);
-	config_free(&cfg);
-
-	REQUIRE(parse("PortalGroup 3 192.0.2.1 [2001:db8::1]\n"
-		      "PortalGroup 4 192.0.2.2 *:3270\n", &cfg) == 0);
-	config_resolve_ports(&cfg, 3260);
-	ss = sockaddr_of("192.0.2.1", 3260);
-	CHECK_EQ(config_portal_tag(&cfg, &ss), 3);
-	ss = sockaddr_of("2001:db8:0::1", 3260);			/* another spelling */
-	CHECK_EQ(config_portal_tag(&cfg, &ss), 3);
-	ss = sockaddr_of("::ffff:192.0.2.2", 3260);		/* IPv4-mapped */
-	CHECK_EQ(config_portal_tag(&cfg, &ss), 4);
-	ss = sockaddr_of("198.51.100.1", 3270);			/* "*" */
-	CHECK_EQ(config_portal_tag(&cfg, &ss), 4);
-	ss = sockaddr_of("192.0.2.1", 3261);			/* no such portal */
-	CHECK_EQ(config_portal_tag(&cfg, &ss), 0);
-	CHECK_EQ(config_portal_tag(&cfg, NULL), 0);
-	config_free(&cfg);
-}

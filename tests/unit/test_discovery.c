@@ -350,3 +350,31 @@ TEST(discovery_status_sequence_advances_per_response)
 	CHECK_EQ(r.max_cmdsn, 12);
 	df_free(&f);
 }
+
+TEST(discovery_portal_tag_is_the_group_of_the_local_address)
+{
+	struct config cfg;
+	struct sockaddr_storage ss;
+
+	config_of(&cfg, "");
+	ss = sockaddr_of("192.0.2.9", 3260);
+	CHECK_EQ(portal_tag_of(&cfg, &ss), 1);	/* no groups: 1 */
+	CHECK_EQ(portal_tag_of(&cfg, NULL), 1);
+	config_free(&cfg);
+
+	config_of(&cfg, "PortalGroup 3 192.0.2.1 [2001:db8::1]\n"
+		  "PortalGroup 4 192.0.2.2 *:3270\n");
+	config_resolve_ports(&cfg, 3260);
+	ss = sockaddr_of("192.0.2.1", 3260);
+	CHECK_EQ(portal_tag_of(&cfg, &ss), 3);
+	ss = sockaddr_of("2001:db8:0::1", 3260);	/* another spelling */
+	CHECK_EQ(portal_tag_of(&cfg, &ss), 3);
+	ss = sockaddr_of("::ffff:192.0.2.2", 3260);	/* IPv4-mapped */
+	CHECK_EQ(portal_tag_of(&cfg, &ss), 4);
+	ss = sockaddr_of("198.51.100.1", 3270);	/* "*" */
+	CHECK_EQ(portal_tag_of(&cfg, &ss), 4);
+	ss = sockaddr_of("192.0.2.1", 3261);	/* no such portal */
+	CHECK_EQ(portal_tag_of(&cfg, &ss), 0);
+	CHECK_EQ(portal_tag_of(&cfg, NULL), 0);
+	config_free(&cfg);
+}
