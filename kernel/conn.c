@@ -148,13 +148,17 @@ void iet_conn_fail(struct iet_conn *conn)
 	iet_conn_close(conn);
 }
 
-/* Once a second: keepalive pings, their timeout, the logout linger. */
+/*
+ * Once a second: keepalive pings, their timeout, the logout linger, the
+ * deadline of a logout we asked for.
+ */
 static void conn_timer(struct timer_list *t)
 {
 	struct iet_conn *conn = from_timer(conn, t, timer);
 	unsigned long now = jiffies;
 	unsigned long last_rx = READ_ONCE(conn->last_rx);
 	unsigned long sent = READ_ONCE(conn->nop_sent);
+	unsigned long by = READ_ONCE(conn->logout_by);
 
 	if (iet_stopping(conn))
 		return;
@@ -163,6 +167,13 @@ static void conn_timer(struct timer_list *t)
 			iet_conn_close(conn);
 			return;
 		}
+	} else if (by && time_after(now, by)) {
+		pr_notice_ratelimited("target %u session %#llx cid %u: no Logout within %u s of asking for it, closing\n",
+				      conn->session->target->tid,
+				      conn->session->sid, conn->cid,
+				      READ_ONCE(conn->logout_wait));
+		iet_conn_fail(conn);
+		return;
 	} else if (conn->nop_interval) {
 		bool answered = !READ_ONCE(conn->nop_ttt) ||
 				time_after_eq(last_rx, sent);

@@ -451,6 +451,7 @@ enum iet_conn_flag {
 	IET_CF_RELEASED,		/* the threads are gone: drain in a work */
 	IET_CF_MEM_KICK,		/* memory was freed: retry conn->mem_wait */
 	IET_CF_PINS_MODULE,	/* released with commands stuck in the backend */
+	IET_CF_ASYNC_DUE,	/* a logout request is to be sent */
 };
 
 /*
@@ -580,6 +581,8 @@ struct iet_conn {
 	struct work_struct done_work;	/* drains done once tx is gone */
 	atomic_t nr_scsi;		/* of which SCSI commands */
 	unsigned long logout_time;	/* jiffies of the Logout Response */
+	unsigned long logout_by;	/* we asked for a Logout: jiffies, 0 no */
+	u16 logout_wait;		/* seconds given for it */
 	wait_queue_head_t cmds_wq;
 	unsigned long last_rx;		/* jiffies of the last PDU */
 	u32 nop_interval;		/* seconds, 0 = off */
@@ -754,6 +757,7 @@ enum iet_cmd_kind {
 	IET_KIND_TEXT,
 	IET_KIND_LOGOUT,
 	IET_KIND_REJECT,
+	IET_KIND_ASYNC,		/* our Async Message: log out, please */
 };
 
 /*
@@ -880,6 +884,8 @@ void iet_logout_execute(struct iet_cmd *cmd);
 void iet_text_execute(struct iet_cmd *cmd);
 void iet_text_release(struct iet_conn *conn);
 void iet_conn_check_logout(struct iet_conn *conn);
+int iet_logout_request(struct iet_target *target, u16 tpgt,
+		       struct iet_session *session, int cid, u16 wait);
 u32 iet_next_ttt(struct iet_conn *conn);
 void iet_reject(struct iet_conn *conn, const struct iscsi_hdr *hdr, u8 reason);
 

@@ -2,6 +2,7 @@
 /*
  * Logout in the full feature phase: of this connection, of another, or of
  * the whole session; answered once the connection's commands are done.
+ * And the target's side: asking an initiator to log out.
  */
 #include "iet.h"
 
@@ -67,4 +68,55 @@ void iet_logout_execute(struct iet_cmd *cmd)
 	if (cmd)	/* a second Logout replaces the first */
 		iet_cmd_put(cmd);
 	iet_conn_check_logout(conn);
+}
+
+/*
+ * Ask for a Logout on this connection (RFC 7143 11.9.1, AsyncEvent 1: it
+ * must go on the connection to be logged out), once; the timer drops the
+ * connection if none came within @wait seconds. Under target->lock.
+ */
+static void conn_ask_logout(struct iet_conn *conn, u16 wait)
+{
+	unsigned long by = (jiffies + wait * HZ) | 1;
+
+	if (test_bit(IET_CF_CLOSING, &conn->flags) ||
+	    test_bit(IET_CF_LOGGED_OUT, &conn->flags))
+		return;
+	WRITE_ONCE(conn->logout_wait, wait);
+	/* Fully ordered: the tx thread sees logout_wait with the bit. */
+	if (cmpxchg(&conn->logout_by, 0, by))
+		return;
+	set_bit(IET_CF_ASYNC_DUE, &conn->flags);
+	wake_up_process(conn->tx_thread);
+}
+
+/*
+ * Ask the initiators of a target's connections to log out within @wait
+ * seconds: all of them, those of portal group @tpgt (not 0), of @session,
+ * or its connection @cid (not negative). Returns how many were asked.
+ */
+int iet_logout_request(struct iet_target *target, u16 tpgt,
+		       struct iet_session *session, int cid, u16 wait)
+{
+	struct iet_session *s;
+	struct iet_conn *conn;
+	int n = 0;
+
+	mutex_lock(&target->lock);
+	list_for_each_entry(s, &target->sessions, list) {
+		if ((session && s != session) ||
+		    (tpgt && s->tpgt != tpgt))
+			continue;
+		list_for_each_entry(conn, &s->conns, list) {
+			if (cid >= 0 && conn->cid != cid)
+				continue;
+			conn_ask_logout(conn, wait);
+			n++;
+		}
+	}
+	mutex_unlock(&target->lock);
+	if (n)
+		pr_info("target %u: %d connection%s asked to log out within %u s\n",
+			target->tid, n, n == 1 ? "" : "s", wait);
+	return n;
 }

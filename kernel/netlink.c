@@ -16,6 +16,11 @@ static struct netlink_range_validation one_u16_range = {
 	.max = U16_MAX,
 };
 
+static struct netlink_range_validation logout_wait_range = {
+	.min = 1,
+	.max = 3600,
+};
+
 static struct netlink_range_validation dsl_range = {
 	.min = 512,
 	.max = 16777215,
@@ -90,6 +95,8 @@ static const struct nla_policy iet_policy[IET_A_MAX + 1] = {
 	[IET_A_ALUA_STATE] = NLA_POLICY_RANGE(NLA_U32,
 					      IET_ALUA_ACTIVE_OPTIMIZED,
 					      __IET_ALUA_MAX - 1),
+	[IET_A_LOGOUT_WAIT] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						    &logout_wait_range),
 };
 
 enum {
@@ -812,6 +819,48 @@ static int conn_del(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+static int logout_req(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iet_target *target = req_target(info);
+	struct iet_session *session = NULL;
+	u16 tpgt = 0;
+	int cid = -1;
+	int n;
+
+	if (!target)
+		return -ENOENT;
+	if (GENL_REQ_ATTR_CHECK(info, IET_A_LOGOUT_WAIT))
+		return -EINVAL;
+	if (info->attrs[IET_A_TPGT] &&
+	    (info->attrs[IET_A_SID] || info->attrs[IET_A_CID])) {
+		GENL_SET_ERR_MSG(info, "a portal group or a session, not both");
+		return -EINVAL;
+	}
+	if (info->attrs[IET_A_CID] && !info->attrs[IET_A_SID]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[IET_A_CID],
+				    "a connection needs its session");
+		return -EINVAL;
+	}
+	if (info->attrs[IET_A_TPGT])
+		tpgt = nla_get_u32(info->attrs[IET_A_TPGT]);
+	if (info->attrs[IET_A_CID])
+		cid = nla_get_u32(info->attrs[IET_A_CID]);
+	if (info->attrs[IET_A_SID]) {
+		session = req_session(info, target);
+		if (!session)
+			return -ENOENT;
+	}
+	n = iet_logout_request(target, tpgt, session, cid,
+			       nla_get_u32(info->attrs[IET_A_LOGOUT_WAIT]));
+	if (session)
+		iet_session_put(session);
+	if (!n) {
+		GENL_SET_ERR_MSG(info, "no connection to ask");
+		return -ENOENT;
+	}
+	return 0;
+}
+
 static const struct genl_small_ops iet_ops[] = {
 	{
 		.cmd = IET_CMD_TARGET_NEW,
@@ -884,6 +933,10 @@ static const struct genl_small_ops iet_ops[] = {
 		.cmd = IET_CMD_TPG_GET,
 		.flags = GENL_ADMIN_PERM,
 		.dumpit = tpg_dump,
+	}, {
+		.cmd = IET_CMD_LOGOUT_REQ,
+		.flags = GENL_ADMIN_PERM,
+		.doit = logout_req,
 	},
 };
 

@@ -280,6 +280,20 @@ static void build_nop_in(struct iet_conn *conn, struct iet_cmd *cmd)
 	tx_set_data(&conn->tx, &cmd->data, 0, cmd->data_len);
 }
 
+/* Our request for a Logout: StatSN advances, as for any status. */
+static void build_async(struct iet_conn *conn)
+{
+	struct iscsi_async *hdr = (struct iscsi_async *)conn->tx.hdr;
+
+	hdr->opcode = ISCSI_OP_ASYNC_EVENT;
+	hdr->flags = ISCSI_FLAG_CMD_FINAL;
+	memset(hdr->rsvd4, 0xff, sizeof(u32));		/* the ITT */
+	hdr->statsn = next_statsn(conn);
+	hdr_window(conn, &hdr->exp_cmdsn, &hdr->max_cmdsn);
+	hdr->async_event = ISCSI_ASYNC_MSG_REQUEST_LOGOUT;
+	hdr->param3 = cpu_to_be16(READ_ONCE(conn->logout_wait));
+}
+
 static void build_reject(struct iet_conn *conn, struct iet_cmd *cmd)
 {
 	struct iscsi_reject *hdr = (struct iscsi_reject *)conn->tx.hdr;
@@ -471,6 +485,10 @@ static int tx_next(struct iet_conn *conn)
 			build_reject(conn, cmd);
 			ready = true;
 			break;
+		case IET_KIND_ASYNC:
+			build_async(conn);
+			ready = true;
+			break;
 		case IET_KIND_TMF:
 			build_tmf_rsp(conn, cmd);
 			ready = true;
@@ -618,6 +636,18 @@ static void tx_ping(struct iet_conn *conn)
 	iet_cmd_put(cmd);
 }
 
+/* Somebody asked for the initiator to log out (iet_logout_request()). */
+static void tx_ask_logout(struct iet_conn *conn)
+{
+	struct iet_cmd *cmd = iet_cmd_alloc(conn, IET_KIND_ASYNC);
+
+	/* Out of memory: the timer drops the connection at the deadline. */
+	if (!cmd)
+		return;
+	iet_cmd_queue_tx(cmd);
+	iet_cmd_put(cmd);
+}
+
 int iet_tx_thread(void *arg)
 {
 	struct iet_conn *conn = arg;
@@ -635,6 +665,11 @@ int iet_tx_thread(void *arg)
 		if (test_and_clear_bit(IET_CF_NOP_DUE, &conn->flags)) {
 			__set_current_state(TASK_RUNNING);
 			tx_ping(conn);
+			continue;
+		}
+		if (test_and_clear_bit(IET_CF_ASYNC_DUE, &conn->flags)) {
+			__set_current_state(TASK_RUNNING);
+			tx_ask_logout(conn);
 			continue;
 		}
 		if (!llist_empty(&conn->done)) {

@@ -74,6 +74,15 @@
  * IET_CMD_TPG_GET      dump, TID required: one message per portal group:
  *                      TID, TPGT, ALUA_STATE, TPG_SESSIONS
  *
+ * IET_CMD_LOGOUT_REQ   TID, [TPGT | SID [CID]], LOGOUT_WAIT: asks the
+ *                      initiator of each connection of the target (of the
+ *                      portal group, of the session, or that connection) to
+ *                      log out within LOGOUT_WAIT seconds, by an Async
+ *                      Message (RFC 7143 11.9.1, AsyncEvent 1); a connection
+ *                      still there past it is dropped. Returns at once;
+ *                      -ENOENT when nothing matched. Asked twice, the first
+ *                      deadline stands.
+ *
  * Events, multicast group IET_GENL_MCGRP_EVENTS:
  * IET_CMD_CONN_CLOSED     TID, SID, CID
  * IET_CMD_SESSION_CLOSED  TID, SID
@@ -116,6 +125,7 @@ enum iet_genl_cmd {
 	IET_CMD_TPG_SET,
 	IET_CMD_TPG_DEL,
 	IET_CMD_TPG_GET,
+	IET_CMD_LOGOUT_REQ,
 	__IET_CMD_MAX
 };
 
@@ -179,6 +189,7 @@ enum iet_attr {
 	IET_A_TPGT,		/* u32, 1..65535: a target portal group tag */
 	IET_A_ALUA_STATE,	/* u32, enum iet_alua_state */
 	IET_A_TPG_SESSIONS,	/* u32: sessions through the portal group */
+	IET_A_LOGOUT_WAIT,	/* u32, 1..3600 seconds */
 	__IET_A_MAX
 };
 
