@@ -63,8 +63,13 @@ void adm_usage(FILE *f)
 "                                              the secret from FILE's first line\n"
 "                                              (\"-\": standard input), not argv\n"
 "  --op show [--tid=N [--sid=S|--lun=L]] [--user] [--json]\n"
-"  --op delete                                 close every session, delete\n"
+"  --op delete                                 ask every initiator to log out,\n"
+"                                              close every session, delete\n"
 "                                              every target\n"
+"  --op delete ... --params LogoutTimeout=S    of everything, a target, a session\n"
+"                                              or a connection: ask initiators\n"
+"                                              to log out within S s (0..60;\n"
+"                                              default 10 for everything, else 0)\n"
 "  --op reload [--dry-run]                     apply ietd.conf's changes\n"
 "  --op save [--file=FILE]                     the running configuration\n"
 "\n"
@@ -144,6 +149,28 @@ static const char *const flag_names[] = {
 _Static_assert(CTL_F_DRYRUN == 1u << 9 && CTL_F_TARGET == 1u << 7,
 	       "flag_names follows the CTL_F_ bits");
 
+/*
+ * Whether every item of --params is LogoutTimeout= (ietd checks the
+ * value): what --op delete takes without --user.
+ */
+static bool only_logout_timeout(const char *list)
+{
+	static const char key[] = "LogoutTimeout=";
+	bool found = false;
+
+	while (*list) {
+		size_t len = strcspn(list, ",");
+
+		if (len && strncasecmp(list, key, sizeof(key) - 1))
+			return false;
+		found |= len > 0;
+		list += len;
+		if (*list)
+			list++;
+	}
+	return found;
+}
+
 static int check_shape(const struct ctl_req *r, char *err, size_t errlen)
 {
 	unsigned int f = r->fields, target = CTL_F_TID | CTL_F_TARGET;
@@ -170,10 +197,10 @@ static int check_shape(const struct ctl_req *r, char *err, size_t errlen)
 		return -1;
 	}
 	if (!strcmp(r->op, "delete") && (f & CTL_F_PARAMS) &&
-	    !(f & CTL_F_USER)) {
+	    !(f & CTL_F_USER) && !only_logout_timeout(r->params)) {
 		/* Without --user this would be the full teardown. */
 		snprintf(err, errlen,
-			 "--op delete takes --params only with --user (an account to delete)");
+			 "--op delete takes --params only with --user (an account to delete), or LogoutTimeout=SECONDS");
 		return -1;
 	}
 	if (!strcmp(r->op, "update") && !(f & (CTL_F_PARAMS | CTL_F_REDIRECT))) {

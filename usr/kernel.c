@@ -390,6 +390,15 @@ int kernel_tpg_del(uint32_t tid, uint16_t tag)
 			  &buf, NULL, NULL);
 }
 
+int kernel_logout_req(const struct logout_scope *sc, uint32_t wait)
+{
+	reqbuf buf;
+
+	return send_built(kmsg_logout_req(&buf, sizeof(buf), to(), sc->tid,
+					  sc->tpgt, sc->sid, sc->cid, wait),
+			  &buf, NULL, NULL);
+}
+
 int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
 		       uint32_t exp_cmdsn, uint16_t tpgt, const uint32_t *keys)
 {

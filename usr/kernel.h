@@ -81,6 +81,17 @@ struct kpr {
 	size_t nr_regs;
 };
 
+/*
+ * Connections of a target: all, a portal group's (tpgt not 0), a session's
+ * (sid not 0), or one of its connections (cid not negative).
+ */
+struct logout_scope {
+	uint32_t tid;
+	uint16_t tpgt;
+	uint64_t sid;
+	int cid;
+};
+
 /* Everything the kernel holds, read back in one go. */
 struct kstate {
 	struct ktarget *targets;
@@ -145,6 +156,13 @@ int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all);
  */
 int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state);
 int kernel_tpg_del(uint32_t tid, uint16_t tag);
+
+/*
+ * Ask the initiators of a scope's connections to log out within wait
+ * seconds (1..3600); the kernel drops those that have not by then.
+ * -ENOENT: no connection in the scope.
+ */
+int kernel_logout_req(const struct logout_scope *sc, uint32_t wait);
 
 /* The kernel's last extended-ack message, or "" */
 const char *kernel_errmsg(void);

@@ -220,6 +220,24 @@ int kmsg_tpg_del(void *buf, size_t len, const struct kmsg_to *to,
 	return done(&m);
 }
 
+int kmsg_logout_req(void *buf, size_t len, const struct kmsg_to *to,
+		    uint32_t tid, uint16_t tpgt, uint64_t sid, int cid,
+		    uint32_t wait)
+{
+	struct mb m;
+
+	iet_start(&m, buf, len, to, IET_CMD_LOGOUT_REQ, NLM_F_ACK);
+	put_u32(&m, IET_A_TID, tid);
+	if (tpgt)
+		put_u32(&m, IET_A_TPGT, tpgt);
+	if (sid)
+		put_u64(&m, IET_A_SID, sid);
+	if (sid && cid >= 0)
+		put_u32(&m, IET_A_CID, (uint32_t)cid);
+	put_u32(&m, IET_A_LOGOUT_WAIT, wait);
+	return done(&m);
+}
+
 int kmsg_session_new(void *buf, size_t len, const struct kmsg_to *to,
 		     uint32_t tid, uint64_t sid, const char *initiator,
 		     uint32_t exp_cmdsn, uint16_t tpgt, const uint32_t *keys)

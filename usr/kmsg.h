@@ -84,6 +84,14 @@ int kmsg_tpg_set(void *buf, size_t len, const struct kmsg_to *to,
 		 uint32_t tid, uint16_t tag, uint32_t state);
 int kmsg_tpg_del(void *buf, size_t len, const struct kmsg_to *to,
 		 uint32_t tid, uint16_t tag);
+/*
+ * Ask initiators to log out within wait seconds: a target's, a portal
+ * group's (tpgt not 0), a session's (sid not 0) or, with a session, its
+ * connection cid (not negative).
+ */
+int kmsg_logout_req(void *buf, size_t len, const struct kmsg_to *to,
+		    uint32_t tid, uint16_t tpgt, uint64_t sid, int cid,
+		    uint32_t wait);
 /* A dump of cmd (IET_CMD_*_GET); tid 0 leaves the TID out. */
 int kmsg_dump(void *buf, size_t len, const struct kmsg_to *to, uint8_t cmd,
 	      uint32_t tid);

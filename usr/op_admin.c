@@ -15,6 +15,7 @@
 #include "config.h"
 #include "ctl_ops.h"
 #include "log.h"
+#include "logout.h"
 #include "op_alua.h"
 #include "op_pr.h"
 #include "plan.h"
@@ -154,7 +155,70 @@ static int sessions_of(const struct ktarget *kt, char *hint, size_t len)
 	return kt->nr_sessions;
 }
 
-static int target_delete(struct runtime *rt, struct target_conf *t,
+/*
+ * Give the initiators of target tid (0: of every target) wait seconds to
+ * log out; those still there afterwards the caller closes.
+ */
+static int let_sessions_go(uint32_t tid, unsigned int wait, char *err,
+			   size_t errlen)
+{
+	struct logout_scope *sc;
+	struct kstate st;
+	size_t i, n = 0;
+	int ret;
+
+	if (!wait)
+		return 0;
+	ret = dump_kernel(&st, err, errlen);
+	if (ret)
+		return ret;
+	sc = calloc(st.nr_targets + 1, sizeof(*sc));
+	if (!sc) {
+		kstate_free(&st);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < st.nr_targets; i++) {
+		const struct ktarget *kt = &st.targets[i];
+
+		if ((!tid || kt->tid == tid) && kt->nr_sessions)
+			sc[n++] = (struct logout_scope){ .tid = kt->tid,
+							 .cid = -1 };
+	}
+	kstate_free(&st);
+	if (n)
+		log_info("ietadm: asking the initiators of %zu target%s to log out within %u s",
+			 n, n == 1 ? "" : "s", wait);
+	ret = logout_and_wait(sc, n, wait);
+	free(sc);
+	if (ret < 0 && ret != -ENOENT)
+		return kernel_failed(ret, err, errlen,
+				     "asking initiators to log out");
+	return 0;
+}
+
+/* Close every session of a target the kernel reports; 0 or the first error. */
+static int close_sessions(const struct ktarget *kt, char *err, size_t errlen)
+{
+	size_t j;
+	int ret, first = 0;
+
+	for (j = 0; kt && j < kt->nr_sessions; j++) {
+		ret = kernel_session_del(kt->tid, kt->sessions[j].sid);
+		if (ret && ret != -ENOENT && !first)
+			first = kernel_failed(ret, err, errlen,
+					      "closing session %llu of target %u",
+					      (unsigned long long)kt->sessions[j].sid,
+					      kt->tid);
+	}
+	return first;
+}
+
+/*
+ * Delete a target. One with sessions only when told how long its
+ * initiators get to log out (wait >= 0); the rest are closed then.
+ */
+static int target_delete(struct runtime *rt, struct target_conf *t, int wait,
 			 char *err, size_t errlen)
 {
 	uint32_t tid = t->tid;
@@ -167,12 +231,24 @@ static int target_delete(struct runtime *rt, struct target_conf *t,
 		return ret;
 	n = sessions_of(kstate_target(&st, tid), hint, sizeof(hint));
 	kstate_free(&st);
-	if (n) {
+	if (n && wait < 0) {
 		snprintf(err, errlen,
-			 "target %u %s has %d session%s: close %s first%s",
+			 "target %u %s has %d session%s: close %s first%s, or let %s log out (--params LogoutTimeout=SECONDS)",
 			 tid, t->name, n, n == 1 ? "" : "s",
-			 n == 1 ? "it" : "them", hint);
+			 n == 1 ? "it" : "them", hint,
+			 n == 1 ? "it" : "them");
 		return -EBUSY;
+	}
+	if (n) {
+		ret = let_sessions_go(tid, wait, err, errlen);
+		if (!ret)
+			ret = dump_kernel(&st, err, errlen);
+		if (ret)
+			return ret;
+		ret = close_sessions(kstate_target(&st, tid), err, errlen);
+		kstate_free(&st);
+		if (ret)
+			return ret;
 	}
 	ret = kernel_target_del(tid);
 	if (ret && ret != -ENOENT)
@@ -524,13 +600,27 @@ static struct auth *req_auth(struct runtime *rt, const struct ctl_req *req,
 /* ---------------------------------------------------------------- sessions */
 
 static int conn_delete(const struct target_conf *t, const struct ctl_req *req,
-		       char *err, size_t errlen)
+		       int wait, char *err, size_t errlen)
 {
+	struct logout_scope sc = { t->tid, 0, req->sid, -1 };
+	bool asked = false;
 	int ret;
 
+	if (req->fields & CTL_F_CID)
+		sc.cid = req->cid;
+	if (wait > 0) {
+		ret = logout_and_wait(&sc, 1, (unsigned int)wait);
+		if (ret < 0 && ret != -ENOENT)
+			return kernel_failed(ret, err, errlen,
+					     "asking session %llu to log out",
+					     (unsigned long long)req->sid);
+		asked = ret != -ENOENT;
+	}
 	if (req->fields & CTL_F_CID) {
 		ret = kernel_conn_del(t->tid, req->sid, req->cid);
-		if (ret == -ENOENT) {
+		if (ret == -ENOENT && asked) {
+			ret = 0;
+		} else if (ret == -ENOENT) {
 			snprintf(err, errlen,
 				 "no connection %u in session %llu of target %u",
 				 req->cid, (unsigned long long)req->sid, t->tid);
@@ -546,7 +636,9 @@ static int conn_delete(const struct target_conf *t, const struct ctl_req *req,
 		return 0;
 	}
 	ret = kernel_session_del(t->tid, req->sid);
-	if (ret == -ENOENT) {
+	if (ret == -ENOENT && asked) {
+		ret = 0;
+	} else if (ret == -ENOENT) {
 		snprintf(err, errlen, "no session %llu in target %u",
 			 (unsigned long long)req->sid, t->tid);
 		return ret;
@@ -559,27 +651,29 @@ static int conn_delete(const struct target_conf *t, const struct ctl_req *req,
 	return 0;
 }
 
-/* --op delete alone: close every session, delete every target. */
-static int stop_all(struct runtime *rt, char *err, size_t errlen)
+/*
+ * --op delete alone: every initiator is asked to log out and given wait
+ * seconds, then every session still there is closed and every target
+ * deleted.
+ */
+static int stop_all(struct runtime *rt, unsigned int wait, char *err,
+		    size_t errlen)
 {
 	struct kstate st;
-	size_t i, j;
+	size_t i;
 	int ret, first = 0;
 
-	ret = dump_kernel(&st, err, errlen);
+	ret = let_sessions_go(0, wait, err, errlen);
+	if (!ret)
+		ret = dump_kernel(&st, err, errlen);
 	if (ret)
 		return ret;
 	for (i = 0; i < st.nr_targets; i++) {
 		const struct ktarget *kt = &st.targets[i];
 
-		for (j = 0; j < kt->nr_sessions; j++) {
-			ret = kernel_session_del(kt->tid, kt->sessions[j].sid);
-			if (ret && ret != -ENOENT && !first)
-				first = kernel_failed(ret, err, errlen,
-						      "closing session %llu of target %u",
-						      (unsigned long long)kt->sessions[j].sid,
-						      kt->tid);
-		}
+		ret = close_sessions(kt, err, errlen);
+		if (ret && !first)
+			first = ret;
 		ret = kernel_target_del(kt->tid);
 		if (ret && ret != -ENOENT) {
 			if (!first)
@@ -599,6 +693,37 @@ static int stop_all(struct runtime *rt, char *err, size_t errlen)
 	runtime_persist(rt);
 	log_info("ietadm: every session closed and every target deleted");
 	return first;
+}
+
+/* --params LogoutTimeout=SECONDS of --op delete; -1 when not given. */
+static int logout_param(void *arg, const char *key, const char *value)
+{
+	char *end;
+	long v;
+
+	if (strcasecmp(key, "LogoutTimeout"))
+		return -ENOENT;
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (errno || end == value || *end || v < 0 || v > LOGOUT_WAIT_MAX)
+		return -EINVAL;
+	*(int *)arg = (int)v;
+	return 0;
+}
+
+static int delete_params(const struct ctl_req *req, int *wait, char *err,
+			 size_t errlen)
+{
+	*wait = -1;
+	if (!(req->fields & CTL_F_PARAMS))
+		return 0;
+	if (!params_each(req->params, logout_param, wait, err, errlen) &&
+	    *wait >= 0)
+		return 0;
+	snprintf(err, errlen,
+		 "--op delete takes --params LogoutTimeout=SECONDS (0..%d): how long initiators get to log out before their sessions are closed",
+		 LOGOUT_WAIT_MAX);
+	return -EINVAL;
 }
 
 /* ---------------------------------------------------------------- ops */
@@ -628,14 +753,19 @@ int op_delete(struct runtime *rt, const struct ctl_req *req,
 	struct target_conf *t;
 	struct auth *a;
 	char scope[32];
+	int wait, ret;
 
 	(void)out;
 	if (req->fields & CTL_F_USER) {
 		a = req_auth(rt, req, scope, sizeof(scope), &t, err, errlen);
 		return a ? user_delete(rt, a, scope, req, err, errlen) : -ENOENT;
 	}
-	if (!req->fields)
-		return stop_all(rt, err, errlen);
+	ret = delete_params(req, &wait, err, errlen);
+	if (ret)
+		return ret;
+	if (!(req->fields & ~CTL_F_PARAMS))
+		return stop_all(rt, wait < 0 ? LOGOUT_WAIT_DEFAULT : wait, err,
+				errlen);
 	if (!(req->fields & (CTL_F_TID | CTL_F_TARGET))) {
 		/* Never let a stray option turn into the full teardown. */
 		snprintf(err, errlen,
@@ -645,15 +775,21 @@ int op_delete(struct runtime *rt, const struct ctl_req *req,
 	t = req_target(rt, req, err, errlen);
 	if (!t)
 		return -ENOENT;
-	if (req->fields & CTL_F_LUN)
+	if (req->fields & CTL_F_LUN) {
+		if (wait >= 0) {
+			snprintf(err, errlen,
+				 "LogoutTimeout: a LUN is removed under its sessions, which stay");
+			return -EINVAL;
+		}
 		return lun_delete(rt, t, req, err, errlen);
+	}
 	if (req->fields & CTL_F_SID)
-		return conn_delete(t, req, err, errlen);
+		return conn_delete(t, req, wait, err, errlen);
 	if (req->fields & CTL_F_CID) {
 		snprintf(err, errlen, "--cid needs --sid");
 		return -EINVAL;
 	}
-	return target_delete(rt, t, err, errlen);
+	return target_delete(rt, t, wait, err, errlen);
 }
 
 int op_update(struct runtime *rt, const struct ctl_req *req,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kernel_fake.h"
+#include "logout.h"
 
 struct held_fd {
 	uint32_t tid;
@@ -34,12 +35,15 @@ static struct {
 	bool trace_checked, trace;
 	uint32_t pr_tid, pr_lun;
 	struct kpr pr;
+	bool logout_ignored;
+	struct logout_scope *doomed;	/* dropped after the next dump */
+	size_t nr_doomed;
 } f = { .pipe = { -1, -1 } };
 
 static const char *const op_names[F_NR_OPS] = {
 	"open", "target_new", "target_set", "target_del", "lun_new",
 	"lun_del", "session_new", "session_del", "conn_new", "conn_del",
-	"dump", "pr_get", "pr_clear", "tpg_set", "tpg_del",
+	"dump", "pr_get", "pr_clear", "tpg_set", "tpg_del", "logout_req",
 };
 
 static void trace(const struct fake_call *c)
@@ -164,6 +168,10 @@ void fake_reset(void)
 	free(f.fds);
 	f.fds = NULL;
 	f.nr_fds = 0;
+	free(f.doomed);
+	f.doomed = NULL;
+	f.nr_doomed = 0;
+	f.logout_ignored = false;
 	f.errmsg[0] = '\0';
 	kernel_close();
 }
@@ -504,13 +512,23 @@ int kernel_session_new(uint32_t tid, uint64_t sid, const char *initiator,
 		    (unsigned long long)sid, err);
 }
 
+static void remove_session(struct ktarget *t, struct ksession *s)
+{
+	struct ktpg *g = find_tpg(t, s->tpgt);
+
+	drop_fd(t->tid, s->sid, 0, true);
+	if (g)
+		g->sessions--;
+	free_session(s);
+	*s = t->sessions[--t->nr_sessions];
+}
+
 int kernel_session_del(uint32_t tid, uint64_t sid)
 {
 	struct fake_call *c = record(F_SESSION_DEL);
 	struct ktarget *t = find_target(tid);
 	struct ksession *s = find_session(t, sid);
 	int err = injected(F_SESSION_DEL);
-	struct ktpg *g;
 
 	c->tid = tid;
 	c->sid = sid;
@@ -519,12 +537,7 @@ int kernel_session_del(uint32_t tid, uint64_t sid)
 	if (!s)
 		return done(c, -ENOENT, "no session %llu",
 			    (unsigned long long)sid);
-	drop_fd(tid, sid, 0, true);
-	g = find_tpg(t, s->tpgt);
-	if (g)
-		g->sessions--;
-	free_session(s);
-	*s = t->sessions[--t->nr_sessions];
+	remove_session(t, s);
 	return done(c, 0, NULL);
 }
 
@@ -711,7 +724,59 @@ int kernel_tpg_del(uint32_t tid, uint16_t tag)
 	return done(c, 0, NULL);
 }
 
-int kernel_dump(struct kstate *st)
+void fake_logout_ignored(bool ignored)
+{
+	f.logout_ignored = ignored;
+}
+
+/* The initiators of the scope log out, or are dropped: all sessions go. */
+static void logout_scope_go(const struct logout_scope *sc)
+{
+	struct ktarget *t = find_target(sc->tid);
+	size_t i = 0;
+
+	while (t && i < t->nr_sessions) {
+		if (logout_in_scope(sc, &t->sessions[i]))
+			remove_session(t, &t->sessions[i]);
+		else
+			i++;
+	}
+}
+
+int kernel_logout_req(const struct logout_scope *sc, uint32_t wait)
+{
+	struct fake_call *c = record(F_LOGOUT_REQ);
+	struct ktarget *t = find_target(sc->tid);
+	int err = injected(F_LOGOUT_REQ);
+	struct logout_scope *nd;
+	size_t i, n = 0;
+
+	c->tid = sc->tid;
+	c->tpgt = sc->tpgt;
+	c->sid = sc->sid;
+	c->logout_cid = sc->cid;
+	c->logout_wait = wait;
+	if (err)
+		return done(c, err, NULL);
+	if (!t)
+		return done(c, -ENOENT, "no target with this tid");
+	for (i = 0; i < t->nr_sessions; i++)
+		n += logout_in_scope(sc, &t->sessions[i]);
+	if (!n)
+		return done(c, -ENOENT, "no connection to ask");
+	if (!f.logout_ignored) {
+		logout_scope_go(sc);
+		return done(c, 0, NULL);
+	}
+	nd = realloc(f.doomed, (f.nr_doomed + 1) * sizeof(*nd));
+	if (!nd)
+		return done(c, -ENOMEM, "oom");
+	f.doomed = nd;
+	f.doomed[f.nr_doomed++] = *sc;
+	return done(c, 0, NULL);
+}
+
+static int dump_state(struct kstate *st)
 {
 	struct fake_call *c = record(F_DUMP);
 	int err = injected(F_DUMP);
@@ -755,4 +820,14 @@ int kernel_dump(struct kstate *st)
 		}
 	}
 	return done(c, 0, NULL);
+}
+
+int kernel_dump(struct kstate *st)
+{
+	int ret = dump_state(st);
+
+	/* Past the deadline of an ignored request: dropped by the kernel. */
+	while (!ret && f.nr_doomed)
+		logout_scope_go(&f.doomed[--f.nr_doomed]);
+	return ret;
 }

@@ -7,6 +7,7 @@
 #ifndef IET_TESTS_KERNEL_FAKE_H
 #define IET_TESTS_KERNEL_FAKE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,7 @@ enum fake_op {
 	F_PR_CLEAR,
 	F_TPG_SET,
 	F_TPG_DEL,
+	F_LOGOUT_REQ,
 	F_NR_OPS,
 };
 
@@ -46,6 +48,8 @@ struct fake_call {
 	bool pr_all;			/* PR_CLEAR: registrations too */
 	uint16_t tpgt;			/* TPG_SET, TPG_DEL */
 	uint32_t alua_state;		/* TPG_SET */
+	int logout_cid;			/* LOGOUT_REQ: -1 every connection */
+	uint32_t logout_wait;		/* LOGOUT_REQ */
 };
 
 /* Forget everything (closing held sockets); open succeeds again. */
@@ -74,6 +78,13 @@ int fake_conn_fd(uint32_t tid, uint64_t sid, uint16_t cid);
  */
 void fake_set_pr(uint32_t tid, uint32_t lun, const struct kpr *pr);
 const struct kpr *fake_pr(void);
+
+/*
+ * What the initiators do when asked to log out: obey at once (the
+ * default), or ignore it, when the kernel drops them at the deadline: in
+ * the fake, right after the next dump has shown them still there.
+ */
+void fake_logout_ignored(bool ignored);
 
 /* Queue an event; kernel_event_fd() becomes readable. */
 void fake_event(const struct kevent *ev);

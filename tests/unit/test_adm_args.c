@@ -126,8 +126,16 @@ TEST(adm_each_operation_takes_only_its_options)
 	CHECK_CONTAINS(err, "--op delete does not take --redirect");
 	CHECK_EQ(PARSE(&a, "--op", "delete", "--json"), ADM_ERROR);
 	CHECK_CONTAINS(err, "does not take --json");
+	CHECK_EQ(PARSE(&a, "--op", "delete", "--params",
+		       "LogoutTimeout=5,IncomingUser=joe"), ADM_ERROR);
+	CHECK_EQ(PARSE(&a, "--op", "delete", "--params", ","), ADM_ERROR);
 	REQUIRE_EQ(PARSE(&a, "--op", "delete", "--user", "--params",
 			 "IncomingUser=joe"), ADM_RUN);
+	/* How long initiators get to log out: ietd checks the value. */
+	REQUIRE_EQ(PARSE(&a, "--op", "delete", "--params",
+			 "LogoutTimeout=5"), ADM_RUN);
+	REQUIRE_EQ(PARSE(&a, "--op", "delete", "--tid=1", "--sid=5",
+			 "--params=logouttimeout=0"), ADM_RUN);
 
 	CHECK_EQ(PARSE(&a, "--op", "update", "--tid=1"), ADM_ERROR);
 	CHECK_CONTAINS(err, "needs --params");

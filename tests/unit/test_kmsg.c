@@ -42,6 +42,10 @@ static const struct {
 	[IET_A_LUN_PHYS_BLOCK_SIZE] = { MNL_TYPE_U32, 0 },
 	[IET_A_LUN_ROTATION_RATE] = { MNL_TYPE_U32, 0 },
 	[IET_A_LUN_THIN] = { MNL_TYPE_U32, 0 },
+	[IET_A_PR_CLEAR] = { MNL_TYPE_U32, 0 },
+	[IET_A_TPGT] = { MNL_TYPE_U32, 0 },
+	[IET_A_ALUA_STATE] = { MNL_TYPE_U32, 0 },
+	[IET_A_LOGOUT_WAIT] = { MNL_TYPE_U32, 0 },
 };
 
 /* A request taken apart: its header fields and each attribute. */
@@ -423,6 +427,37 @@ TEST(kmsg_session_and_connection_requests_parse_back)
 	REQUIRE(parse(buf, KMSG_MAX, &r));
 	CHECK_EQ(r.cmd, IET_CMD_SESSION_DEL);
 	CHECK_EQ(u64_of(&r, IET_A_SID), sid);
+	free(buf);
+}
+
+TEST(kmsg_logout_request_names_only_its_scope)
+{
+	char *buf = exact(KMSG_MAX);
+	uint64_t sid = 0x123456789abcull << 16 | 0xfffe;
+	struct req r;
+
+	/* A whole target: no group, session or connection. */
+	REQUIRE_EQ(kmsg_logout_req(buf, KMSG_MAX, &TO, 3, 0, 0, 5, 10), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(r.cmd, IET_CMD_LOGOUT_REQ);
+	CHECK_EQ(r.flags, NLM_F_REQUEST | NLM_F_ACK);
+	CHECK_EQ(attrs(&r), 2);
+	CHECK_EQ(u32_of(&r, IET_A_TID), 3);
+	CHECK_EQ(u32_of(&r, IET_A_LOGOUT_WAIT), 10);
+	REQUIRE_EQ(kmsg_logout_req(buf, KMSG_MAX, &TO, 3, 2, 0, -1, 1), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(attrs(&r), 3);
+	CHECK_EQ(u32_of(&r, IET_A_TPGT), 2);
+	/* A session's connection 0 is a connection, not "all". */
+	REQUIRE_EQ(kmsg_logout_req(buf, KMSG_MAX, &TO, 3, 0, sid, 0, 60), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(attrs(&r), 4);
+	CHECK_EQ(u64_of(&r, IET_A_SID), sid);
+	CHECK_EQ(u32_of(&r, IET_A_CID), 0);
+	REQUIRE_EQ(kmsg_logout_req(buf, KMSG_MAX, &TO, 3, 0, sid, -1, 60), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(attrs(&r), 3);
+	CHECK(!r.tb[IET_A_CID]);
 	free(buf);
 }
 

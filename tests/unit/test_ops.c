@@ -14,6 +14,7 @@
 #include "ctl.h"
 #include "helpers.h"
 #include "kernel_fake.h"
+#include "logout.h"
 #include "state.h"
 #include "test.h"
 
@@ -461,7 +462,7 @@ TEST(ops_close_a_connection_or_a_session)
 	of_free(&f);
 }
 
-TEST(ops_delete_alone_closes_every_session_and_deletes_every_target)
+TEST(ops_delete_alone_lets_every_session_log_out_and_deletes_every_target)
 {
 	struct ofx f;
 	uint16_t cid = 0;
@@ -470,9 +471,133 @@ TEST(ops_delete_alone_closes_every_session_and_deletes_every_target)
 	REQUIRE(fake_add_session(2, make_sid(0x1234, 7), INITIATOR, NULL,
 				 &cid, 1) == 0);
 	REQUIRE(op(&f, (struct rq){ "delete" }) == 0);
-	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
+	/* Only target 2 has a session to ask, with the default deadline. */
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 1);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->tid, 2);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->sid, 0);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->logout_wait, LOGOUT_WAIT_DEFAULT);
+	/* It logged out: nothing is left to close. */
+	CHECK_EQ(fake_count(F_SESSION_DEL), 0);
 	CHECK_EQ(fake_state()->nr_targets, 0);
 	CHECK_EQ(f.fx.rt.cfg.nr_targets, 0);
+	of_free(&f);
+}
+
+TEST(ops_delete_alone_with_no_logout_time_closes_sessions_at_once)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_PARAMS,
+			.params = "LogoutTimeout=0" }) == 0);
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 0);
+	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
+	CHECK_EQ(fake_state()->nr_targets, 0);
+	of_free(&f);
+}
+
+TEST(ops_delete_alone_survives_initiators_that_ignore_the_request)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	fake_logout_ignored(true);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_PARAMS,
+			.params = "LogoutTimeout=1" }) == 0);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->logout_wait, 1);
+	CHECK_EQ(fake_state()->nr_targets, 0);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 0);
+	of_free(&f);
+}
+
+TEST(ops_delete_refuses_a_wrong_logout_time_and_changes_nothing)
+{
+	static const char *const bad[] = {
+		"LogoutTimeout=-1", "LogoutTimeout=61", "LogoutTimeout=x",
+		"LogoutTimeout=", "Frob=1",
+	};
+	struct ofx f;
+	size_t i;
+
+	of_init(&f, CONF);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_PARAMS,
+				.params = bad[i] }), -EINVAL);
+		CHECK_CONTAINS(err, "LogoutTimeout=SECONDS (0..60)");
+	}
+	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_LUN |
+			CTL_F_PARAMS, 1, .lun = 0,
+			.params = "LogoutTimeout=5" }), -EINVAL);
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 0);
+	CHECK(ktarget(1) != NULL);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
+	of_free(&f);
+}
+
+TEST(ops_delete_target_with_sessions_when_they_may_log_out)
+{
+	struct ofx f;
+	uint16_t cids[2] = { 0, 1 };
+
+	of_init(&f, CONF "Target " TARGET2 "\n");
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 cids, 2) == 0);
+	REQUIRE(fake_add_session(2, make_sid(0x1234, 8), INITIATOR, NULL,
+				 cids, 1) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_PARAMS, 1,
+			.params = "LogoutTimeout=3" }) == 0);
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 1);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->tid, 1);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->logout_wait, 3);
+	CHECK(ktarget(1) == NULL);
+	/* The other target and its session are untouched. */
+	REQUIRE(ktarget(2) != NULL);
+	CHECK_EQ(ktarget(2)->nr_sessions, 1);
+	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
+	of_free(&f);
+}
+
+TEST(ops_delete_target_closes_what_did_not_log_out)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_PARAMS, 1,
+			.params = "LogoutTimeout=0" }) == 0);
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 0);
+	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
+	CHECK(ktarget(1) == NULL);
+	of_free(&f);
+}
+
+TEST(ops_close_a_connection_by_asking_it_to_log_out)
+{
+	struct ofx f;
+	uint16_t cids[2] = { 0, 1 };
+	uint64_t sid = make_sid(0x1234, 7);
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, sid, INITIATOR, NULL, cids, 2) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID |
+			CTL_F_CID | CTL_F_PARAMS, 1, sid, 1,
+			.params = "LogoutTimeout=2" }) == 0);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->sid, sid);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->logout_cid, 1);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->logout_wait, 2);
+	/* A session unknown to the kernel is still an error. */
+	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID |
+			CTL_F_PARAMS, 1, sid + 1,
+			.params = "LogoutTimeout=2" }), -ENOENT);
+	CHECK_CONTAINS(err, "no session");
 	of_free(&f);
 }
 

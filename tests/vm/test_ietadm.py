@@ -74,7 +74,8 @@ def test_refusals_are_one_clear_line_and_a_non_zero_status(daemon, initiator):
     cp = ietadm("--op", "delete", "--tid=1", check=False)
     assert cp.returncode == 1
     assert cp.stderr == (f"ietadm: target 1 {name} has 1 session: close it first "
-                         f"(ietadm --op delete --tid=1 --sid={s.sid} --cid=0)\n")
+                         f"(ietadm --op delete --tid=1 --sid={s.sid} --cid=0), "
+                         "or let it log out (--params LogoutTimeout=SECONDS)\n")
     cp = ietadm("--op", "show", "--tid=7", check=False)
     assert (cp.returncode, cp.stderr) == (1, "ietadm: no target with tid 7\n")
     cp = ietadm("--op", "new", "--tid=1", "--lun=0", "--params=Type=nullio", check=False)
