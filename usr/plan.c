@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "confwrite.h"
+#include "logout.h"
 #include "params.h"
 #include "plan.h"
 
@@ -252,18 +253,14 @@ static int sync_groups(struct builder *b, const struct ktarget *kt,
 	for (i = 0; i < nh; i++) {
 		if (has_tag(want, nw, have[i]))
 			continue;
-		if (kt && kt->nr_tpgs && kt->tpgs[i].sessions) {
-			refuse(b, "tid %u %s: portal group %u is no longer configured, kept: %u session%s use%s it",
-			       tid, name, have[i], kt->tpgs[i].sessions,
-			       kt->tpgs[i].sessions == 1 ? "" : "s",
-			       kt->tpgs[i].sessions == 1 ? "s" : "");
-			continue;
-		}
 		s = add_step(b, kt ? STEP_TPG_DEL : STEP_TARGET_NEW, tid, name);
 		if (!s)
 			return -ENOMEM;
 		s->op = STEP_TPG_DEL;
 		s->tpgt = have[i];
+		/* Its portals are no longer served: its sessions are let go. */
+		if (kt && kt->nr_tpgs)
+			s->sessions = kt->tpgs[i].sessions;
 	}
 	return 0;
 }
@@ -547,6 +544,30 @@ int apply_target_params(uint32_t tid, const uint32_t *tparams,
 	return ret ? ret : kernel_target_set(tid, tparams, NULL);
 }
 
+/*
+ * Ask the sessions of a portal group to log out, so that multipath
+ * initiators move to another group at once, then close what is left.
+ */
+static void end_group_sessions(uint32_t tid, uint16_t tpgt)
+{
+	struct logout_scope sc = { tid, tpgt, 0, -1 };
+	int ret = logout_and_wait(&sc, 1, LOGOUT_WAIT_DEFAULT);
+	struct kstate st;
+	size_t i, j;
+
+	if (!ret || ret == -ENOENT || kernel_dump(&st))
+		return;
+	for (i = 0; i < st.nr_targets; i++) {
+		if (st.targets[i].tid != tid)
+			continue;
+		for (j = 0; j < st.targets[i].nr_sessions; j++)
+			if (logout_in_scope(&sc, &st.targets[i].sessions[j]))
+				kernel_session_del(tid,
+						   st.targets[i].sessions[j].sid);
+	}
+	kstate_free(&st);
+}
+
 static int do_step(const struct plan_step *s)
 {
 	uint32_t tid = s->tid;
@@ -565,6 +586,8 @@ static int do_step(const struct plan_step *s)
 	case STEP_TPG_NEW:
 		return kernel_tpg_set(s->tid, s->tpgt, IET_ALUA_UNSPEC);
 	case STEP_TPG_DEL:
+		if (s->sessions)
+			end_group_sessions(s->tid, s->tpgt);
 		return kernel_tpg_del(s->tid, s->tpgt);
 	case STEP_LUN_NEW:
 		return kernel_lun_new(s->tid, &s->lun);
@@ -628,8 +651,9 @@ static void step_text(const struct plan_step *s, char *buf, size_t len)
 			 s->name, s->tpgt);
 		break;
 	case STEP_TPG_DEL:
-		snprintf(buf, len, "tid %u %s: remove portal group %u", s->tid,
-			 s->name, s->tpgt);
+		snprintf(buf, len, "tid %u %s: remove portal group %u%s", s->tid,
+			 s->name, s->tpgt, s->sessions ?
+			 ", its sessions asked to log out" : "");
 		break;
 	case STEP_LUN_NEW:
 		describe_lun(&s->lun, desc, sizeof(desc));

@@ -53,6 +53,7 @@ struct plan_step {
 	uint32_t old_keys[IET_KEY_COUNT];
 	struct lun_conf lun;		/* LUN_NEW: new; LUN_DEL: old */
 	uint16_t tpgt;			/* TPG_NEW, TPG_DEL */
+	uint32_t sessions;		/* TPG_DEL: of the group, let go */
 	struct lun_conf *old_luns;	/* TARGET_DEL */
 	size_t nr_old_luns;
 	char what[256];			/* for TARGET_SET: the keys changed */

@@ -7,6 +7,7 @@
 
 #include "helpers.h"
 #include "kernel_fake.h"
+#include "logout.h"
 #include "plan.h"
 #include "test.h"
 
@@ -495,7 +496,18 @@ TEST(plan_gives_every_target_the_configured_portal_groups)
 	config_free(&model);
 }
 
-TEST(plan_keeps_a_group_sessions_use_and_says_so)
+static size_t kernel_sessions(uint32_t tid)
+{
+	const struct kstate *st = fake_state();
+	size_t i;
+
+	for (i = 0; i < st->nr_targets; i++)
+		if (st->targets[i].tid == tid)
+			return st->targets[i].nr_sessions;
+	return 0;
+}
+
+TEST(plan_lets_the_sessions_of_a_group_that_goes_log_out)
 {
 	struct config model = { 0 };
 	struct plan p;
@@ -507,12 +519,37 @@ TEST(plan_keeps_a_group_sessions_use_and_says_so)
 	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
 	text = format(&p);
 	CHECK_CONTAINS(text, "tid 1 " TARGET1 ": add portal group 2");
-	CHECK_CONTAINS(text, "tid 1 " TARGET1 ": portal group 1 is no longer configured, kept: 1 session uses it");
-	CHECK_CONTAINS(text, "tid 2 " TARGET2 ": remove portal group 1");
+	CHECK_CONTAINS(text, "tid 1 " TARGET1 ": remove portal group 1, its sessions asked to log out");
+	CHECK_CONTAINS(text, "tid 2 " TARGET2 ": remove portal group 1\n");
 	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
 	plan_free(&p);
-	CHECK(kernel_groups(1, "1 2 3 "));
+	/* Asked once, for the group of target 1 only, and gone. */
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 1);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->tid, 1);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->tpgt, 1);
+	CHECK_EQ(fake_last(F_LOGOUT_REQ)->logout_wait, LOGOUT_WAIT_DEFAULT);
+	CHECK_EQ(kernel_sessions(1), 0);
+	CHECK(kernel_groups(1, "2 3 ") || kernel_groups(1, "3 2 "));
 	CHECK(kernel_groups(2, "2 3 ") || kernel_groups(2, "3 2 "));
+	config_free(&model);
+}
+
+TEST(plan_closes_the_sessions_of_a_group_that_goes_if_they_stay)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0) == 0);
+	/* The kernel cannot ask (or nobody listens): ietd closes them. */
+	fake_fail(F_LOGOUT_REQ, -EIO, "no");
+	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
+	plan_free(&p);
+	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
+	CHECK_EQ(kernel_sessions(1), 0);
+	CHECK(kernel_groups(1, "2 3 ") || kernel_groups(1, "3 2 "));
 	config_free(&model);
 }
 

@@ -10,6 +10,7 @@ a restart takes them."""
 
 import json
 import socket
+import threading
 import struct
 
 import pytest
@@ -141,3 +142,34 @@ def test_a_reload_keeps_the_groups_and_a_restart_takes_new_ones(daemon):  # noqa
         assert sorted(rtpg_groups(c)) == [1, 3]
     finally:
         c.close()
+
+
+def test_a_restart_without_a_group_lets_its_sessions_go_first(daemon):  # noqa: F811
+    d = daemon(GROUPS + TARGET)
+    stay, go = raw("127.0.0.1"), raw("127.0.0.2")
+    heard = {}
+
+    def answer():
+        # What an initiator does: log out when asked to.
+        p = go.expect(lambda p: p.opcode == ri.ASYNC_MSG, 60, "Async Message")
+        heard["event"], heard["wait"] = p.u8(36), p.u16(42)
+        heard["logout"] = go.logout().response
+
+    t = threading.Thread(target=answer)
+    t.start()
+    try:
+        d.stop()
+        d2 = daemon("PortalGroup 1 127.0.0.1\n" + TARGET)
+        t.join(60)
+        assert heard == {"event": 1, "wait": 10, "logout": 0}
+        assert d2.running
+        # The group is gone, the other group's session carried on.
+        assert "PortalGroup=2" not in ietadm("--op", "show", "--tid=1").stdout
+        assert stay.execute(ri.cdb_test_unit_ready()).status == ri.GOOD
+        assert not [p for p in stay.poll() if p.opcode == ri.ASYNC_MSG]
+        sessions = json.loads(ietadm("--op", "show", "--tid=1", "--json").stdout)["sessions"]
+        assert [s["portal_group"] for s in sessions] == [1]
+    finally:
+        t.join(60)
+        stay.close()
+        go.close()
