@@ -4,6 +4,7 @@
  * SENSE, TEST UNIT READY, MODE SENSE and MODE SELECT, START STOP UNIT.
  */
 #include <linux/crc32c.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <scsi/scsi_common.h>
 
@@ -14,6 +15,39 @@
 #define INQ_REVISION	"0002"
 #define VPD_MAX		512
 #define MODE_SENSE_MAX	256
+
+#define NAA6_LEN	16
+
+/*
+ * An IEEE company ID the administrator holds: with it, each logical unit
+ * is also named by an NAA 6 designator (IEEE Registered Extended), which
+ * Linux prefers for a device's WWID. Without one, NAA 3 (locally assigned)
+ * and the T10 vendor ID name it, as they always did: taking somebody
+ * else's OUI would be a lie, and a new designator would change every WWID.
+ */
+static unsigned int naa_company_id;
+
+static int naa_company_id_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v > 0xffffff)
+		return -ERANGE;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops naa_company_id_ops = {
+	.set = naa_company_id_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(naa_company_id, &naa_company_id_ops, &naa_company_id, 0444);
+MODULE_PARM_DESC(naa_company_id,
+		 "an IEEE company ID (OUI, 24 bits) of yours: VPD page 0x83 then also names each logical unit by an NAA 6 designator under it (0: none)");
 
 static void invalid_cdb(struct iet_scsi_req *req)
 {
@@ -92,6 +126,25 @@ void iet_lun_naa(const struct iet_lun *lun, u8 *naa)
 }
 
 /*
+ * NAA 6: the company ID, then 100 bits of the ScsiId's hashes (the low 36
+ * of NAA 3's and 64 more).
+ */
+static void lun_naa6(const struct iet_lun *lun, u32 company, u8 *naa)
+{
+	u32 len = strlen(lun->scsi_id);
+	u8 naa3[IET_NAA_LEN];
+	u64 v;
+
+	iet_lun_naa(lun, naa3);
+	v = 0x6ULL << 60 | (u64)company << 36 |
+	    (get_unaligned_be64(naa3) & GENMASK_ULL(35, 0));
+	put_unaligned_be64(v, naa);
+	v = (u64)crc32c(0xc3c3c3c3, lun->scsi_id, len) << 32 |
+	    crc32c(0x3c3c3c3c, lun->scsi_id, len);
+	put_unaligned_be64(v, naa + 8);
+}
+
+/*
  * Identities derive from ScsiId alone, so that two targets configured with
  * the same ScsiId (an HA pair) present the same logical unit to multipath.
  */
@@ -103,13 +156,20 @@ static u32 vpd_identification(struct iet_scsi_req *req, u8 *d)
 	u16 tpgt = req->nexus->tpgt;
 	u32 id_len = strlen(lun->scsi_id);
 	u32 off = 4, len;
-	u8 naa[IET_NAA_LEN], port[4] = { 0 };
+	u32 company = READ_ONCE(naa_company_id);
+	u8 naa[NAA6_LEN], port[4] = { 0 };
 	char *sname;
 
 	memcpy(t10, INQ_VENDOR, 8);
 	memcpy(t10 + 8, lun->scsi_id, id_len);
 	off += designator(d + off, 0x02, 0x01, false, t10, 8 + id_len,
 			  8 + id_len);
+
+	if (company) {
+		lun_naa6(lun, company, naa);
+		off += designator(d + off, 0x01, 0x03, false, naa, NAA6_LEN,
+				  NAA6_LEN);
+	}
 
 	iet_lun_naa(lun, naa);
 	off += designator(d + off, 0x01, 0x03, false, naa, IET_NAA_LEN,

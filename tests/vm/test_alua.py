@@ -66,6 +66,17 @@ def designators(page):
     return out
 
 
+def naa_designators(page):
+    """The NAA designators of VPD 0x83 naming the logical unit, in order."""
+    out, off = [], 4
+    while off < len(page):
+        length = page[off + 3]
+        if (page[off + 1] >> 4) & 3 == 0 and page[off + 1] & 0xf == 3:
+            out.append(page[off + 4:off + 4 + length])
+        off += 4 + length
+    return out
+
+
 def set_state(state, tag=1):
     ietadm("--op", "update", "--tid=1", "--params", f"PortalGroup={tag},State={state}")
 
@@ -84,6 +95,8 @@ def test_inquiry_vpd_and_rtpg_describe_the_portal_group(conn):
     assert d[(1, 4)] == bytes([0, 0, 0, 1])               # relative target port 1
     assert d[(1, 5)] == bytes([0, 0, 0, 1])               # target port group 1
     assert d[(1, 8)].rstrip(b"\0") == f"{NAME},t,0x0001".encode()
+    # Without a company ID of the administrator's: NAA 3 alone.
+    assert [n[0] >> 4 for n in naa_designators(r.data)] == [3]
     for extended in (False, True):
         data = rtpg(c, extended)
         if extended:
@@ -96,6 +109,38 @@ def test_inquiry_vpd_and_rtpg_describe_the_portal_group(conn):
     assert r.status == ri.GOOD and r.data == struct.pack(">I", 12)
     cdb = bytes([0xa3, 0x0a | 0x40, 0, 0, 0, 0]) + struct.pack(">I", 64) + bytes(2)
     assert sense_of(c, cdb, read=True, edtl=64) == (ri.CHECK_CONDITION, (0x24, 0x00))
+
+
+def test_a_company_id_of_the_administrators_adds_an_naa6_name(kmod, ietd):
+    # Out of range: the module refuses to load.
+    kmod.unload()
+    cp = run(["insmod", str(kmod.ko), "naa_company_id=0x1000000"], check=False)
+    assert cp.returncode != 0 and not kmod.loaded
+    kmod.load("naa_company_id=0x123456")
+    other = iqn("alua-other")
+    ietd(Target(NAME, [Lun(0, None, "nullio", {"ScsiId": "shared-lu"}),
+                       Lun(1, None, "nullio", {"ScsiId": "own-lu"})]),
+         Target(other, [Lun(0, None, "nullio", {"ScsiId": "shared-lu"})]))
+    names = {}
+    for target, lun in ((NAME, 0), (NAME, 1), (other, 0)):
+        c = Connection(target, timeout=30).connect()
+        c.login(clear_ua=True)
+        r = c.execute(ri.cdb_inquiry(255, evpd=True, page=0x83), read=True, edtl=255,
+                      lun=lun)
+        assert r.status == ri.GOOD
+        names[target, lun] = naa_designators(r.data)
+        c.logout()
+        c.close()
+    for naa6, naa3 in names.values():
+        # IEEE Registered Extended under the company ID, with 36 bits of
+        # the NAA 3 name that stays as it was.
+        assert len(naa6) == 16 and len(naa3) == 8
+        first = int.from_bytes(naa6[:8], "big")
+        assert first >> 36 == 0x6123456, naa6.hex()
+        assert first & (2 ** 36 - 1) == int.from_bytes(naa3, "big") & (2 ** 36 - 1)
+    # One logical unit behind two targets (an HA pair's ScsiId) is one name.
+    assert names[NAME, 0] == names[other, 0]
+    assert names[NAME, 0][0] != names[NAME, 1][0]
 
 
 def test_each_state_is_announced_and_enforced(conn):

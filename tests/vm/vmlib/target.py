@@ -48,8 +48,9 @@ class KernelModule:
         deps = run(["modinfo", "-F", "depends", str(self.ko)]).stdout.strip()
         return [d for d in deps.split(",") if d]
 
-    def load(self):
-        """insmod, after modprobe of what it depends on (insmod does not)."""
+    def load(self, *params):
+        """insmod with module parameters ("name=value"), after modprobe of
+        what it depends on (insmod does not)."""
         assert self.ko.exists(), f"{self.ko} is not built (make kernel)"
         assert not self.loaded, f"{self.name} is already loaded"
         deps = self.dependencies()
@@ -57,7 +58,7 @@ class KernelModule:
             run(["modprobe", "-a", *deps], timeout=60)
         # The root file system is read-only here: reservations kept
         # through power loss go where tests can see them and rm them.
-        run(["insmod", str(self.ko), f"pr_dir={PR_DIR}"], timeout=60)
+        run(["insmod", str(self.ko), f"pr_dir={PR_DIR}", *params], timeout=60)
         assert self.loaded, f"insmod {self.ko} succeeded but /sys/module/{self.name} is missing"
 
     def ensure_loaded(self):
