@@ -74,6 +74,11 @@ int logout_and_wait(const struct logout_scope *sc, size_t n,
 		ret = kernel_logout_req(&sc[i], wait);
 		if (ret == -ENOENT)	/* nobody there (any more) */
 			continue;
+		if (ret == -EOPNOTSUPP) {
+			/* A module older than the request: nobody is asked. */
+			log_info("the kernel module cannot ask initiators to log out: their sessions are closed");
+			return -ENOENT;
+		}
 		if (ret)
 			return ret;
 		asked++;

@@ -20,8 +20,9 @@ bool logout_in_scope(const struct logout_scope *sc, const struct ksession *s);
  * Ask the initiators of each of the n scopes to log out within wait
  * seconds, and wait until their sessions (or the connection a scope names)
  * are gone: by their Logout, or dropped by the kernel past the deadline.
- * Returns how many are still there (0: all gone), -ENOENT when none of the
- * scopes had a connection to ask, or another -errno.
+ * Returns how many are still there (0: all gone), -ENOENT when nobody was
+ * asked (none of the scopes had a connection, or the module cannot ask),
+ * or another -errno.
  */
 int logout_and_wait(const struct logout_scope *sc, size_t n,
 		    unsigned int wait);

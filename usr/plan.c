@@ -555,7 +555,7 @@ static void end_group_sessions(uint32_t tid, uint16_t tpgt)
 	struct kstate st;
 	size_t i, j;
 
-	if (!ret || ret == -ENOENT || kernel_dump(&st))
+	if (!ret || kernel_dump(&st))
 		return;
 	for (i = 0; i < st.nr_targets; i++) {
 		if (st.targets[i].tid != tid)

@@ -563,6 +563,21 @@ TEST(ops_delete_target_with_sessions_when_they_may_log_out)
 	of_free(&f);
 }
 
+TEST(ops_delete_alone_with_a_module_that_cannot_ask_closes_sessions)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	fake_fail(F_LOGOUT_REQ, -EOPNOTSUPP, "");
+	REQUIRE(op(&f, (struct rq){ "delete" }) == 0);
+	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
+	CHECK_EQ(fake_state()->nr_targets, 0);
+	of_free(&f);
+}
+
 TEST(ops_delete_target_closes_what_did_not_log_out)
 {
 	struct ofx f;
