@@ -6,6 +6,7 @@ and a missing /dev node is made with mknod.
 """
 
 import contextlib
+import errno
 import os
 import re
 import signal
@@ -178,6 +179,17 @@ def block_node(name):
     return str(dev)
 
 
+def opens(node):
+    """True once the block device node opens; False while it gives ENXIO."""
+    try:
+        os.close(os.open(node, os.O_RDONLY | os.O_NONBLOCK))
+    except OSError as e:
+        if e.errno in (errno.ENXIO, errno.ENODEV):
+            return False
+        raise
+    return True
+
+
 def disk_stat(disk):
     """(reads, writes) the initiator's block layer completed on disk."""
     fields = Path(f"/sys/block/{Path(disk).resolve().name}/stat").read_text().split()
@@ -202,15 +214,21 @@ class Login:
         self.sysfs = sysfs
 
     def disk(self, lun=0, timeout=60):
-        """/dev/sdX of the LUN, once the SCSI scan found it and read its size."""
+        """/dev/sdX of the LUN, once the SCSI scan found it, read its size
+        and the disk opens.
+
+        sysfs shows the disk (and its size) before the block layer hashes
+        its device number, so an open in between fails with ENXIO: under
+        TCG that window is long enough for a test to fall into it.
+        """
         def found():
             devs = self.sysfs.block_devices(lun)
-            if devs and int(util.read(f"/sys/block/{devs[0].name}/size", "0")) > 0:
-                return devs[0].name
-            return None
-        name = wait_until(found, timeout, lambda: f"LUN {lun} of {self.iqn} to appear as a disk "
+            if not devs or int(util.read(f"/sys/block/{devs[0].name}/size", "0")) <= 0:
+                return None
+            node = block_node(devs[0].name)
+            return node if opens(node) else None
+        return wait_until(found, timeout, lambda: f"LUN {lun} of {self.iqn} to appear as a disk "
                           f"(session {self.sysfs.path.name}: state {self.sysfs.state})")
-        return block_node(name)
 
     def logout(self, timeout=60):
         logout(self.iqn, self.portal, timeout=timeout)
