@@ -3,24 +3,33 @@
 """Inside the VM: the same fio jobs against IET, LIO and tgt in one boot.
 
 Each target in turn exports the same storage at 127.0.0.1:3260 to the kernel
-initiator with the same session limits; fio then runs every workload on the
-disk it brings. Three backings: a zero-filled brd RAM disk through the page
-cache ("ram": IET fileio with IOMode=wt, and as IET-direct the same with
-direct_writes=Y; LIO iblock, tgt rdwr), the same disk
-without it ("ram-blockio": IET blockio, LIO iblock, tgt rdwr with O_DIRECT),
-and no storage at all ("null": IET nullio, LIO rd_mcp nullio, tgt null),
-which measures the protocol path alone.
+initiator with the same session limits, write-through everywhere; fio then
+runs every workload on the disk it brings. Like for like, three backings of
+one zero-filled brd RAM disk:
+
+  file   through the page cache: IET fileio (IOMode=wt), LIO fileio
+         (write_back=false: O_DSYNC), tgt rdwr (O_SYNC);
+  block  without it: IET blockio, LIO iblock, tgt rdwr with O_DIRECT;
+  null   no storage: IET nullio, LIO rd_mcp nullio, tgt null, which
+         measures the protocol path alone.
+
+Beyond IOPS: the VM's CPU time per GiB and per 1,000 commands (initiator
+and target share the two vCPUs, so CPU cost decides IOPS here), latency
+percentiles, the 4k jobs over 4, 16 and 64 sessions at once, and iperf3
+over the same loopback as the wire's limit.
 
 Absolute numbers under software emulation mean little; the ratios do.
 Writes RESULTS/bench.json, RESULTS/bench.md and, if matplotlib is there,
-RESULTS/ratios.png.
+RESULTS/ratios.png and RESULTS/latency.png.
 """
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -37,11 +46,20 @@ from vmlib.target import Ietd, KernelModule, Lun, Target, render_config  # noqa:
 from vmlib.util import MiB, run, wait_until  # noqa: E402
 
 WORKLOADS = {
+    "4k randread QD1": {"bs": "4k", "rw": "randread", "iodepth": 1},
+    "4k randwrite QD1": {"bs": "4k", "rw": "randwrite", "iodepth": 1},
     "4k randread QD32": {"bs": "4k", "rw": "randread", "iodepth": 32},
     "4k randwrite QD32": {"bs": "4k", "rw": "randwrite", "iodepth": 32},
-    "4k randread QD1": {"bs": "4k", "rw": "randread", "iodepth": 1},
     "128k read QD8": {"bs": "128k", "rw": "read", "iodepth": 8},
     "128k write QD8": {"bs": "128k", "rw": "write", "iodepth": 8},
+    "1M read QD4": {"bs": "1M", "rw": "read", "iodepth": 4},
+}
+# The 4k jobs again over several sessions at once, each session's disk
+# with this queue depth (open-iscsi queues 128 a session at most).
+SESSIONS = (4, 16, 64)
+SESSION_WORKLOADS = {
+    "4k randread": {"bs": "4k", "rw": "randread", "iodepth": 8},
+    "4k randwrite": {"bs": "4k", "rw": "randwrite", "iodepth": 8},
 }
 # The same limits for every target, so the comparison is of implementations.
 KEYS = {
@@ -50,9 +68,11 @@ KEYS = {
     "MaxBurstLength": 262144,
     "FirstBurstLength": 65536,
 }
+CMDSN_DEPTH = 128
 IQN = "iqn.2001-04.com.example:bench"
-BACKINGS = ["ram", "ram-blockio", "null"]
+BACKINGS = ["file", "block", "null"]
 PORTAL = "127.0.0.1:3260"
+RAMP = 2
 
 
 class Iet:
@@ -65,32 +85,21 @@ class Iet:
 
     def start(self, backing, size):
         self.kmod.load()
-        self.set_params()
-        if backing == "ram":
+        if backing == "file":
             lun = Lun(0, storage.Brd.dev, params={"IOMode": "wt"})
-        elif backing == "ram-blockio":
+        elif backing == "block":
             lun = Lun(0, storage.Brd.dev, type="blockio", params={"IOMode": "wt"})
         else:
             lun = Lun(0, type="nullio", params={"Blocks": size // 512})
-        params = dict(KEYS, NOPInterval=0)
+        params = dict(KEYS, NOPInterval=0, QueuedCommands=CMDSN_DEPTH)
         self.ietd = Ietd(render_config([Target(IQN, [lun], params=params)]), "bench-ietd").start()
-
-    def set_params(self):
-        pass
 
     def stop(self):
         self.ietd.stop()
         self.kmod.unload()      # the kernel keeps targets after ietd exits
 
-
-class IetDirect(Iet):
-    """fileio write-through by direct I/O (direct_writes=Y) instead of
-    buffered writes and a sync each: which serves better, in the same boot."""
-    name = "IET-direct"
-    backings = ("ram",)
-
-    def set_params(self):
-        Path("/sys/module/iscsi_trgt/parameters/direct_writes").write_text("1\n")
+    def threads(self):
+        return kthreads("iet_")
 
 
 class Lio:
@@ -98,7 +107,7 @@ class Lio:
 
     def __init__(self, results):
         run(["modprobe", "-a", "configfs", "target_core_mod", "iscsi_target_mod",
-             "target_core_iblock"], timeout=60)
+             "target_core_iblock", "target_core_file"], timeout=60)
         if not Path("/sys/kernel/config/target").exists():
             run(["mount", "-t", "configfs", "configfs", "/sys/kernel/config"], check=False)
         Path("/etc/rtslib-fb-target/pr").mkdir(parents=True, exist_ok=True)
@@ -109,7 +118,9 @@ class Lio:
 
     def start(self, backing, size):
         r = self.r
-        if backing.startswith("ram"):
+        if backing == "file":
+            so = r.FileIOStorageObject("bench", storage.Brd.dev, write_back=False)
+        elif backing == "block":
             so = r.BlockStorageObject("bench", dev=storage.Brd.dev)
         else:
             so = r.RDMCPStorageObject("bench", size=size, nullio=True)
@@ -120,6 +131,7 @@ class Lio:
         tpg.set_attribute("authentication", "0")
         tpg.set_attribute("generate_node_acls", "1")
         tpg.set_attribute("demo_mode_write_protect", "0")
+        tpg.set_attribute("default_cmdsn_depth", str(CMDSN_DEPTH))
         r.NetworkPortal(tpg, "127.0.0.1", 3260)
         r.LUN(tpg, 0, so)
         tpg.enable = True
@@ -129,6 +141,9 @@ class Lio:
         for o in self.objs:
             o.delete()
         self.objs = []
+
+    def threads(self):
+        return kthreads("iscsi_t")
 
 
 class Tgt:
@@ -149,15 +164,16 @@ class Tgt:
         wait_until(lambda: run(["tgtadm", "--op", "show", "--mode", "sys"],
                                check=False).returncode == 0, 30, "tgtd to answer")
         self.adm("--op", "new", "--mode", "target", "--tid", "1", "-T", IQN)
-        if backing == "ram":
-            lu = ["--bstype", "rdwr", "-b", storage.Brd.dev]
-        elif backing == "ram-blockio":
+        if backing == "file":
+            lu = ["--bstype", "rdwr", "--bsoflags", "sync", "-b", storage.Brd.dev]
+        elif backing == "block":
             lu = ["--bstype", "rdwr", "--bsoflags", "direct", "-b", storage.Brd.dev]
         else:
             lu = ["--bstype", "null", "-b", "/dev/null"]
         # tgt's LUN 0 is its controller: the disk is LUN 1.
         self.adm("--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", "1", *lu)
-        for k, v in KEYS.items():
+        keys = dict(KEYS, MaxQueueCmd=CMDSN_DEPTH)
+        for k, v in keys.items():
             self.adm("--op", "update", "--mode", "target", "--tid", "1", "--name", k,
                      "--value", str(v))
         self.adm("--op", "bind", "--mode", "target", "--tid", "1", "-I", "ALL")
@@ -174,56 +190,265 @@ class Tgt:
             self.proc.kill()
             self.proc.wait(10)
 
+    def threads(self):
+        return [self.proc.pid] if self.proc else []
 
-def fio(disk, workload, runtime, size, results, label):
-    args = ["fio", "--name=bench", f"--filename={disk}", "--direct=1", "--ioengine=libaio",
-            "--time_based", f"--runtime={runtime}", "--ramp_time=2", f"--size={size}",
-            "--output-format=json", "--randrepeat=0", "--norandommap"]
-    args += [f"--{k}={v}" for k, v in WORKLOADS[workload].items()]
-    out = run(args, timeout=runtime * 4 + 120).stdout
+
+def kthreads(prefix):
+    """Pids of the kernel threads whose name starts with prefix."""
+    pids = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if (d / "comm").read_text().startswith(prefix):
+                    pids.append(int(d.name))
+            except OSError:
+                pass
+    return pids
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_busy():
+    """Seconds the VM's CPUs were busy (not idle, not waiting) since boot."""
+    f = Path("/proc/stat").read_text().split("\n")[0].split()[1:]
+    v = [int(x) for x in f]
+    # user nice system idle iowait irq softirq: steal is the host's.
+    return (sum(v[:7]) - v[3] - v[4]) / TICK
+
+
+def task_cpu(pids):
+    """CPU seconds of these tasks and all their threads, whatever is still there."""
+    total = 0
+    for pid in pids:
+        for t in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                f = (t / "stat").read_text().rsplit(")", 1)[1].split()
+                total += (int(f[11]) + int(f[12])) / TICK
+            except (OSError, IndexError):
+                pass
+    return total
+
+
+PERF = False
+
+
+def perf_record(label, results, seconds):
+    """A system-wide profile (software clock: TCG has no PMU) of the
+    measured window, reported by symbol into perf-LABEL.txt."""
+    data = f"/tmp/perf-{label}.data"
+    run(["perf", "record", "-q", "-e", "cpu-clock", "-a", "-g", "-o", data,
+         "--", "sleep", str(seconds)], timeout=seconds + 120, check=False)
+    rep = run(["perf", "report", "-i", data, "--no-children", "--sort", "comm,sym",
+               "--stdio", "-g", "none", "--percent-limit", "0.5"],
+              timeout=300, check=False).stdout
+    (results / f"perf-{label}.txt").write_text(rep)
+    Path(data).unlink(missing_ok=True)
+
+
+def fio(disks, job, runtime, results, label, impl):
+    """One fio run over disks (a job per disk), its CPU cost sampled over
+    the measured window (after the ramp, before the end)."""
+    args = ["fio", "--direct=1", "--ioengine=libaio", "--time_based",
+            f"--runtime={runtime}", f"--ramp_time={RAMP}", "--output-format=json",
+            "--randrepeat=0", "--norandommap", "--group_reporting"]
+    args += [f"--{k}={v}" for k, v in job.items()]
+    for d in disks:
+        args += ["--name=" + Path(d).name, f"--filename={d}"]
+    samples = {}
+
+    def sample(key):
+        samples[key] = (cpu_busy(), task_cpu(impl.threads()), time.monotonic())
+
+    timers = [threading.Timer(RAMP + 0.5, sample, ("a",)),
+              threading.Timer(RAMP + runtime - 0.5, sample, ("b",))]
+    if PERF:
+        timers.append(threading.Timer(RAMP + 0.5, perf_record,
+                                      (label, results, max(1, runtime - 1))))
+    for t in timers:
+        t.start()
+    try:
+        out = run(args, timeout=runtime * 4 + 300).stdout
+    finally:
+        for t in timers:
+            t.cancel()
+        for t in timers:
+            if t.is_alive():
+                t.join()        # a profile still being reported
     (results / f"fio-{label}.json").write_text(out)
-    job = json.loads(out)["jobs"][0]
-    side = job["write"] if "write" in WORKLOADS[workload]["rw"] else job["read"]
-    assert job["error"] == 0, f"fio reported error {job['error']} on {label}"
-    return {"iops": side["iops"], "mbps": side["bw_bytes"] / 1e6,
-            "lat_us": side["lat_ns"]["mean"] / 1000}
+    j = json.loads(out)["jobs"][0]
+    assert j["error"] == 0, f"fio reported error {j['error']} on {label}"
+    side = j["write"] if "write" in job["rw"] else j["read"]
+    pct = side["clat_ns"].get("percentile", {})
+    res = {"iops": side["iops"], "mbps": side["bw_bytes"] / 1e6,
+           "lat_us": side["lat_ns"]["mean"] / 1000}
+    for p, key in (("50.000000", "p50_us"), ("99.000000", "p99_us"), ("99.900000", "p999_us")):
+        res[key] = pct.get(p, float("nan")) / 1000
+    if "a" in samples and "b" in samples:
+        (b0, t0, m0), (b1, t1, m1) = samples["a"], samples["b"]
+        secs = m1 - m0
+        gib = side["bw_bytes"] * secs / 2**30
+        cmds = side["iops"] * secs
+        res["cpu_busy"] = (b1 - b0) / secs          # vCPUs busy, 0..2
+        res["cpu_s_per_gib"] = (b1 - b0) / gib if gib else float("nan")
+        res["cpu_ms_per_kcmd"] = (b1 - b0) * 1e6 / cmds if cmds else float("nan")
+        res["tgt_threads_ms_per_kcmd"] = (t1 - t0) * 1e6 / cmds if cmds else float("nan")
+    return res
 
 
-def measure(impl, backing, size, runtime, results):
+def show(impl, backing, w, r):
+    print(f"bench: {impl.name:4} {backing:5} {w:22} {r['iops']:9.0f} IOPS {r['mbps']:8.1f} MB/s "
+          f"p50 {r['p50_us']:7.0f} p99 {r['p99_us']:7.0f} us "
+          f"cpu {r.get('cpu_ms_per_kcmd', float('nan')):6.1f} ms/kcmd", flush=True)
+
+
+def warm_cache(backing):
+    """Every target starts from the same page cache: the file backing's
+    whole device in it (as after a while of service), the others' not."""
+    storage.drop_caches()
+    if backing == "file":
+        run(["dd", f"if={storage.Brd.dev}", "of=/dev/null", "bs=1M", "status=none"],
+            timeout=300)
+
+
+def measure(impl, backing, size, runtime, results, sessions):
+    warm_cache(backing)
     impl.start(backing, size)
+    out = {}
     try:
         login = ini.login(IQN, PORTAL)
         disk = login.disk(getattr(impl, "lun", 0))
-        out = {}
-        for w in WORKLOADS:
+        for w, job in WORKLOADS.items():
             label = f"{impl.name}-{backing}-{w}".replace(" ", "_")
-            out[w] = fio(disk, w, runtime, size, results, label)
-            print(f"bench: {impl.name:12} {backing:11} {w:18} {out[w]['iops']:10.0f} IOPS "
-                  f"{out[w]['mbps']:8.1f} MB/s {out[w]['lat_us']:9.1f} us", flush=True)
+            out[w] = fio([disk], job, runtime, results, label, impl)
+            show(impl, backing, w, out[w])
         login.logout()
+        for n in sessions:
+            disks = login_sessions(impl, n)
+            for w, job in SESSION_WORKLOADS.items():
+                key = f"{w} x{n} sessions"
+                label = f"{impl.name}-{backing}-{key}".replace(" ", "_")
+                out[key] = fio(disks, job, runtime, results, label, impl)
+                show(impl, backing, key, out[key])
+            logout_sessions(n)
     finally:
+        ini.logout_all()
         impl.stop()
     return out
 
 
-def report(data, results):
-    impls = list(dict.fromkeys(i for per_impl in data.values() for i in per_impl))
-    lines = ["| backing | workload | " + " | ".join(f"{i} IOPS" for i in impls) +
-             " | IET/LIO | IET/tgt |", "|" + "---|" * (4 + len(impls))]
+def iface_names(n):
+    return [f"bench{i}" for i in range(n)]
+
+
+def login_sessions(impl, n):
+    """n sessions to the target, one through each of n iface records."""
+    names = iface_names(n)
+    ini.make_ifaces(names)
+    ini.login_ifaces(IQN, names, timeout=600)
+    by_iface = ini.sessions_by_iface(IQN)
+    assert len(by_iface) == n, f"{len(by_iface)} of {n} sessions logged in"
+    return [ini.disk_of(by_iface[name], getattr(impl, "lun", 0)) for name in names]
+
+
+def logout_sessions(n):
+    ini.logout_all(timeout=600)
+    ini.iscsiadm("-m", "node", "-T", IQN, "-o", "delete", check=False)
+    ini.delete_ifaces(iface_names(n))
+
+
+def iperf3(results, seconds=8):
+    """The loopback's own rate, one TCP stream, in MB/s."""
+    srv = subprocess.Popen(["iperf3", "-s", "-1"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        out = run(["iperf3", "-c", "127.0.0.1", "-t", str(seconds), "-J"],
+                  timeout=seconds + 60).stdout
+    finally:
+        srv.wait(30)
+    (results / "iperf3.json").write_text(out)
+    return json.loads(out)["end"]["sum_received"]["bits_per_second"] / 8e6
+
+
+# Goals (issue 12): IET's IOPS over LIO's at least this, per workload.
+GOALS = [
+    ("4k randread QD32", 1.3), ("4k randwrite QD32", 1.3),
+    ("4k randread QD1", 1.2), ("4k randwrite QD1", 1.2),
+    ("4k randread x64 sessions", 1.3), ("4k randwrite x64 sessions", 1.3),
+    ("128k read QD8", 1.3), ("128k write QD8", 1.3), ("1M read QD4", 1.3),
+]
+
+
+def fmt(x, spec=".0f"):
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else format(x, spec)
+
+
+def get(data, backing, impl, w, key):
+    return data.get(backing, {}).get(impl, {}).get(w, {}).get(key, float("nan"))
+
+
+def ratio(a, b):
+    return a / b if b and not math.isnan(a) and not math.isnan(b) else float("nan")
+
+
+def report(data, wire_mbps, results):
+    impls = list(dict.fromkeys(i for per in data.values() for i in per))
+    works = list(dict.fromkeys(w for per in data.values() for ws in per.values() for w in ws))
+    md = [f"iperf3, one stream over the same loopback: {fmt(wire_mbps, '.0f')} MB/s", ""]
+    md += ["## Throughput", "",
+           "| backing | workload | " + " | ".join(f"{i} IOPS" for i in impls) +
+           " | IET MB/s | IET/LIO | IET/tgt |", "|" + "---|" * (5 + len(impls))]
     ratios = {}
-    for backing, per_impl in data.items():
-        for w in WORKLOADS:
-            iops = {i: per_impl[i][w]["iops"] if i in per_impl else float("nan")
-                    for i in impls}
-            r_lio = iops["IET"] / iops["LIO"] if iops.get("LIO") else float("nan")
-            r_tgt = iops["IET"] / iops["tgt"] if iops.get("tgt") else float("nan")
+    for backing in data:
+        for w in works:
+            iops = {i: get(data, backing, i, w, "iops") for i in impls}
+            r_lio, r_tgt = ratio(iops["IET"], iops.get("LIO")), ratio(iops["IET"], iops.get("tgt"))
             ratios[f"{backing}: {w}"] = (r_lio, r_tgt)
-            row = (f"| {backing} | {w} | " + " | ".join(f"{iops[i]:.0f}" for i in impls) +
-                   f" | {r_lio:.2f} | {r_tgt:.2f} |")
-            lines.append(row.replace("| nan", "| —"))
-    table = "\n".join(lines) + "\n"
-    (results / "bench.md").write_text(table)
-    print(table)
+            md.append(f"| {backing} | {w} | " + " | ".join(fmt(iops[i]) for i in impls) +
+                      f" | {fmt(get(data, backing, 'IET', w, 'mbps'), '.1f')}"
+                      f" | {fmt(r_lio, '.2f')} | {fmt(r_tgt, '.2f')} |")
+    md += ["", "## Latency (completion, µs: p50 / p99 / p99.9)", "",
+           "| backing | workload | " + " | ".join(impls) + " |", "|" + "---|" * (2 + len(impls))]
+    for backing in data:
+        for w in works:
+            cells = [" / ".join(fmt(get(data, backing, i, w, k)) for k in ("p50_us", "p99_us", "p999_us"))
+                     for i in impls]
+            md.append(f"| {backing} | {w} | " + " | ".join(cells) + " |")
+    md += ["", "## CPU (whole VM, initiator and target: ms per 1,000 commands; s per GiB;"
+           " the target's own threads ms per 1,000 commands)", "",
+           "| backing | workload | " + " | ".join(impls) + " | IET/LIO per command |",
+           "|" + "---|" * (3 + len(impls))]
+    for backing in data:
+        for w in works:
+            cells = [f"{fmt(get(data, backing, i, w, 'cpu_ms_per_kcmd'), '.1f')} ms; "
+                     f"{fmt(get(data, backing, i, w, 'cpu_s_per_gib'), '.2f')} s; "
+                     f"{fmt(get(data, backing, i, w, 'tgt_threads_ms_per_kcmd'), '.1f')} ms"
+                     for i in impls]
+            r = ratio(get(data, backing, "IET", w, "cpu_ms_per_kcmd"),
+                      get(data, backing, "LIO", w, "cpu_ms_per_kcmd"))
+            md.append(f"| {backing} | {w} | " + " | ".join(cells) + f" | {fmt(r, '.2f')} |")
+    md += ["", "## Goals (IET over LIO, each backing)", "", "| workload | goal | " +
+           " | ".join(data) + " |", "|" + "---|" * (2 + len(data))]
+    for w, goal in GOALS:
+        cells = []
+        for backing in data:
+            r = ratio(get(data, backing, "IET", w, "iops"), get(data, backing, "LIO", w, "iops"))
+            cells.append(f"{fmt(r, '.2f')} {'met' if r >= goal else 'not met'}"
+                         if not math.isnan(r) else "—")
+        md.append(f"| {w} | {goal} | " + " | ".join(cells) + " |")
+    r = ratio(max((get(data, b, "IET", "128k read QD8", "mbps") for b in data), default=float("nan")),
+              wire_mbps)
+    md.append(f"| 128k read QD8 over iperf3 (best backing) | 0.9 | {fmt(r, '.2f')} "
+              f"{'met' if r >= 0.9 else 'not met'} |")
+    text = "\n".join(md) + "\n"
+    (results / "bench.md").write_text(text)
+    print(text, flush=True)
+    plot(data, ratios, impls, works, results)
+
+
+def plot(data, ratios, impls, works, results):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -232,7 +457,7 @@ def report(data, results):
         print("bench: matplotlib is missing: no plot", flush=True)
         return
     names = list(ratios)
-    fig, ax = plt.subplots(figsize=(10, 0.45 * len(names) + 1.5))
+    fig, ax = plt.subplots(figsize=(10, 0.4 * len(names) + 1.5))
     y = range(len(names))
     ax.barh([i + 0.2 for i in y], [ratios[n][0] for n in names], 0.4, label="IET / LIO")
     ax.barh([i - 0.2 for i in y], [ratios[n][1] for n in names], 0.4, label="IET / tgt")
@@ -242,6 +467,27 @@ def report(data, results):
     ax.legend()
     fig.tight_layout()
     fig.savefig(results / "ratios.png", dpi=100)
+    plt.close(fig)
+
+    qd1 = [w for w in works if "QD" in w]
+    fig, axes = plt.subplots(len(data), 1, figsize=(11, 3.2 * len(data)), squeeze=False)
+    for ax, backing in zip(axes[:, 0], data):
+        x = range(len(qd1))
+        width = 0.8 / max(1, len(impls))
+        for k, impl in enumerate(impls):
+            p99 = [get(data, backing, impl, w, "p99_us") for w in qd1]
+            p50 = [get(data, backing, impl, w, "p50_us") for w in qd1]
+            xs = [i + (k - (len(impls) - 1) / 2) * width for i in x]
+            ax.bar(xs, p99, width, label=f"{impl} p99", alpha=0.45)
+            ax.scatter(xs, p50, marker="_", s=120, color="black")
+        ax.set_yscale("log")
+        ax.set_xticks(list(x), qd1, fontsize=8)
+        ax.set_ylabel(f"{backing}: µs")
+        ax.legend(fontsize=7)
+    axes[0, 0].set_title("completion latency: bars p99, ticks p50")
+    fig.tight_layout()
+    fig.savefig(results / "latency.png", dpi=100)
+    plt.close(fig)
 
 
 def prepare_initiator():
@@ -263,30 +509,42 @@ def prepare_initiator():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", type=Path)
-    ap.add_argument("--runtime", type=int, default=10, help="seconds per fio job")
+    ap.add_argument("--runtime", type=int, default=8, help="measured seconds per fio job")
     ap.add_argument("--size", type=int, default=512, help="MiB of storage")
     ap.add_argument("--only", choices=BACKINGS, help="one backing only")
+    ap.add_argument("--targets", default="IET,LIO,tgt", help="which, comma-separated")
+    ap.add_argument("--sessions", default=",".join(map(str, SESSIONS)),
+                    help="session counts for the 4k jobs on the file backing ('' for none)")
+    ap.add_argument("--perf", action="store_true",
+                    help="profile each job with perf (costs CPU: no figures to compare)")
     a = ap.parse_args()
+    global PERF
+    PERF = a.perf
     a.results.mkdir(parents=True, exist_ok=True)
     size = a.size * MiB
+    sessions = [int(n) for n in a.sessions.split(",") if n]
     iscsid = prepare_initiator()
     brd = storage.Brd(size).create()
-    impls = [Iet(a.results), IetDirect(a.results), Lio(a.results), Tgt(a.results)]
+    known = {"IET": Iet, "LIO": Lio, "tgt": Tgt}
+    impls = [known[n](a.results) for n in a.targets.split(",")]
     data = {}
+    wire = float("nan")
     try:
+        wire = iperf3(a.results)
+        print(f"bench: iperf3 one stream {wire:.0f} MB/s", flush=True)
         for backing in [a.only] if a.only else BACKINGS:
             data[backing] = {}
             for impl in impls:
-                if backing not in getattr(impl, "backings", BACKINGS):
-                    continue
-                data[backing][impl.name] = measure(impl, backing, size, a.runtime, a.results)
+                data[backing][impl.name] = measure(impl, backing, size, a.runtime, a.results,
+                                                   sessions if backing == "file" else ())
                 time.sleep(1)
     finally:
         ini.logout_all()
         iscsid.stop()
         brd.remove()
-    (a.results / "bench.json").write_text(json.dumps(data, indent=1))
-    report(data, a.results)
+        (a.results / "bench.json").write_text(json.dumps({"iperf3_mbps": wire, "data": data},
+                                                         indent=1))
+    report(data, wire, a.results)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def postmark_config(location, files, transactions):
 def one_run(impl, results, files, transactions, limit_s):
     mnt = Path("/tmp/postmark-mnt")
     mnt.mkdir(exist_ok=True)
-    impl.start("ram", 0)
+    impl.start("file", 0)
     log = kmsg.KernelLog()
     out = {"target": impl.name}
     try:
