@@ -259,7 +259,9 @@ void iet_cmd_queue_tx(struct iet_cmd *cmd)
 			iet_cmd_get(cmd);
 			list_add_tail(&cmd->tx_entry, &conn->tx_queue);
 		}
-		iet_conn_wake_tx(conn);
+		/* Pairs with iet_tx_disown(): the owner sees it, or we wake. */
+		smp_mb();
+		iet_tx_wake(conn);
 	}
 	spin_unlock(&conn->lock);
 }
@@ -289,9 +291,17 @@ static void irq_done_work(struct work_struct *work)
 	struct llist_node *list = llist_reverse_order(llist_del_all(&irq_done));
 	struct iet_cmd *cmd, *tmp;
 
-	/* _safe: iet_cmd_complete() reuses done_node for the conn's list. */
+	/*
+	 * _safe: iet_cmd_complete() reuses done_node for the conn's list.
+	 * Each status goes out from here if nobody else is sending, as from
+	 * an I/O thread (iet_io_run()).
+	 */
 	llist_for_each_entry_safe(cmd, tmp, list, done_node) {
+		cmd->flusher = current;
 		iet_cmd_complete(&cmd->req);
+		WRITE_ONCE(cmd->flusher, NULL);
+		if (iet_tx_own(cmd->conn))
+			iet_tx_flush(cmd->conn);
 		iet_cmd_put(cmd);	/* the backend's */
 		cond_resched();
 	}
@@ -324,8 +334,8 @@ void iet_cmd_complete(struct iet_scsi_req *req)
 		/* Pairs with iet_conn_drain_done(): a drain after release sees it. */
 		if (test_bit(IET_CF_RELEASED, &conn->flags))
 			iet_conn_drain_later(conn);
-		else
-			wake_up_process(conn->tx_thread);
+		else if (READ_ONCE(cmd->flusher) != current)
+			iet_tx_wake(conn);	/* llist_add() was a full barrier */
 	}	/* else whoever added the first one woke the drainer */
 	/*
 	 * Only now may the commands it held back run: its status is queued
@@ -431,13 +441,29 @@ void iet_scsi_resume_later(struct iet_scsi_req *req)
 	iet_pool_submit(cmd->conn->session->target, cmd);
 }
 
-/* Called by an I/O thread. */
+/*
+ * Called by an I/O thread. Unless somebody else is sending, the thread
+ * then sends the status itself (iet_tx_flush()): the write thread is not
+ * woken for it.
+ */
 void iet_io_run(struct iet_cmd *cmd)
 {
+	struct iet_conn *conn = cmd->conn;
+
+	cmd->flusher = current;
 	if (cmd->aborted)
 		iet_cmd_complete(&cmd->req);
 	else
 		iet_cmd_execute(cmd);
+	/* Should it complete later, elsewhere, that thread wakes the writer. */
+	WRITE_ONCE(cmd->flusher, NULL);
+	/*
+	 * If it completed here, it did not wake the write thread: after the
+	 * barrier of llist_add(), either we own sending or the owner sees it
+	 * when it lets go.
+	 */
+	if (iet_tx_own(conn))
+		iet_tx_flush(conn);
 	iet_cmd_put(cmd);
 }
 

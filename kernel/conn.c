@@ -124,12 +124,6 @@ static void conn_write_space(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-void iet_conn_wake_tx(struct iet_conn *conn)
-{
-	lockdep_assert_held(&conn->lock);
-	wake_up_process(conn->tx_thread);
-}
-
 /* Start an orderly teardown of this connection only. */
 void iet_conn_close(struct iet_conn *conn)
 {

@@ -452,6 +452,8 @@ enum iet_conn_flag {
 	IET_CF_MEM_KICK,		/* memory was freed: retry conn->mem_wait */
 	IET_CF_PINS_MODULE,	/* released with commands stuck in the backend */
 	IET_CF_ASYNC_DUE,	/* a logout request is to be sent */
+	IET_CF_TX_OWNED,		/* somebody sends: see iet_tx_own() */
+	IET_CF_TX_BLOCKED,	/* the socket was full: wait for TX_READY */
 };
 
 /*
@@ -525,6 +527,7 @@ struct iet_tx {
 	u32 len;			/* bytes of the PDU */
 	u32 done;			/* of which sent */
 	bool corked;			/* sent with MSG_MORE, not pushed */
+	bool more;			/* more PDUs were queued behind it */
 };
 
 struct iet_text;
@@ -599,13 +602,20 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 struct iet_conn *iet_conn_lookup(struct iet_session *session, u16 cid);
 void iet_conn_close(struct iet_conn *conn);
 void iet_conn_put(struct iet_conn *conn);
-void iet_conn_wake_tx(struct iet_conn *conn);
 void iet_conn_drain_done(struct iet_conn *conn);
 void iet_conn_drain_later(struct iet_conn *conn);
 void iet_queue_work(struct work_struct *work);
 int iet_rx_thread(void *arg);
 void iet_tx_slot_free(struct iet_tx *tx);
 int iet_tx_thread(void *arg);
+bool iet_tx_own(struct iet_conn *conn);
+void iet_tx_disown(struct iet_conn *conn);
+void iet_tx_wake(struct iet_conn *conn);
+void iet_tx_flush(struct iet_conn *conn);
+/* Bytes the read thread sends itself before the write thread takes over. */
+#define IET_TX_INLINE_BUDGET	(64 * 1024)
+/* Receive steps the read thread takes between two such sends at most. */
+#define IET_RX_OWN_STEPS	16
 
 /* ---- commands ---------------------------------------------------------- */
 
@@ -811,6 +821,8 @@ struct iet_cmd {
 	bool queued;			/* on conn->tx_queue, under conn->lock */
 	bool counted;			/* occupies the CmdSN window */
 	bool counted_immediate;		/* in session->immediate */
+	/* The thread that sends the status if it completes there and then. */
+	struct task_struct *flusher;
 	enum iet_cmd_state state;	/* under conn->lock */
 	bool data_done;			/* all the data it expects is here */
 	bool aborted;			/* terminated by task management */

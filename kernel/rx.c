@@ -425,6 +425,8 @@ int iet_rx_thread(void *arg)
 {
 	struct iet_conn *conn = arg;
 	unsigned int noio = memalloc_noio_save();
+	unsigned int steps;
+	bool owned;
 	int ret;
 
 	rx_reset(&conn->rx);
@@ -439,13 +441,27 @@ int iet_rx_thread(void *arg)
 		/*
 		 * An initiator that keeps the socket full never lets a step
 		 * fail: give the CPU up now and then, or a non-preemptible
-		 * kernel sees this thread in a soft lockup.
+		 * kernel sees this thread in a soft lockup. While it owns
+		 * sending, what it serves at once it sends itself when the
+		 * socket runs dry (or every few steps): no wake-up of the
+		 * write thread, statuses batched.
 		 */
+		owned = false;
+		steps = 0;
 		do {
+			if (!owned)
+				owned = iet_tx_own(conn);
 			ret = rx_step(conn);
+			if (owned && (ret || ++steps == IET_RX_OWN_STEPS)) {
+				iet_tx_flush(conn);
+				owned = false;
+				steps = 0;
+			}
 			cond_resched();
 		} while (!ret && !iet_stopping(conn) &&
 			 !kthread_should_stop());
+		if (owned)
+			iet_tx_flush(conn);
 		if (ret == -EAGAIN || !ret)
 			continue;
 		if (test_bit(IET_CF_LOGGED_OUT, &conn->flags) &&

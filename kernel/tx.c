@@ -454,9 +454,12 @@ static void tx_dequeue(struct iet_conn *conn, struct iet_cmd *cmd)
 
 /*
  * Build the next PDU from the head of the queue. Returns 1 when one is
- * ready, 0 when the queue has nothing to send, or -errno.
+ * ready, 0 when the queue has nothing to send, 2 when the next is for the
+ * write thread and we are not it, or -errno. A Logout Response is the
+ * writer's: sending it closes the session's other connections under the
+ * target's lock, which an I/O thread must not wait for.
  */
-static int tx_next(struct iet_conn *conn)
+static int tx_next(struct iet_conn *conn, bool writer)
 {
 	struct iet_tx *tx = &conn->tx;
 	struct iet_cmd *cmd;
@@ -466,9 +469,13 @@ static int tx_next(struct iet_conn *conn)
 		spin_lock(&conn->lock);
 		cmd = list_first_entry_or_null(&conn->tx_queue, struct iet_cmd,
 					       tx_entry);
+		/* Whether more PDUs are queued behind it, to send at once. */
+		tx->more = cmd && !list_is_singular(&conn->tx_queue);
 		spin_unlock(&conn->lock);
 		if (!cmd)
 			return 0;
+		if (!writer && cmd->kind == IET_KIND_LOGOUT)
+			return 2;
 
 		memset(tx->hdr, 0, sizeof(tx->hdr));
 		tx_set_kdata(tx, NULL, 0);
@@ -574,15 +581,16 @@ static void tx_pdu_sent(struct iet_conn *conn)
 /*
  * Send what is left of the current PDU, in one call where the socket has
  * room: 0 when it is out, -EAGAIN when the socket is full. MSG_MORE while
- * the rest of the command's Data-In follows at once.
+ * the rest of the command's Data-In, or another PDU already queued,
+ * follows at once.
  */
-static int tx_send(struct iet_conn *conn)
+static int tx_send(struct iet_conn *conn, bool more)
 {
 	struct iet_tx *tx = &conn->tx;
 	int flags = MSG_DONTWAIT | MSG_NOSIGNAL;
 	int ret;
 
-	tx->corked = cmd_has_more(tx->cmd);
+	tx->corked = cmd_has_more(tx->cmd) || more;
 	if (tx->corked)
 		flags |= MSG_MORE;
 	while (tx->done < tx->len) {
@@ -595,16 +603,24 @@ static int tx_send(struct iet_conn *conn)
 	return 0;
 }
 
-/* Send until the queue is empty or the socket is full. */
-static int tx_push(struct iet_conn *conn)
+/*
+ * Send until the queue is empty (0) or the socket is full (-EAGAIN); a
+ * thread other than the writer stops (1) after IET_TX_INLINE_BUDGET bytes
+ * or before a PDU that is the writer's (tx_next()).
+ */
+static int tx_push(struct iet_conn *conn, bool writer)
 {
+	u64 budget = writer ? U64_MAX : IET_TX_INLINE_BUDGET;
+	u64 sent = 0;
 	int ret;
 
 	for (;;) {
 		if (conn->tx.state == IET_TX_IDLE) {
-			ret = tx_next(conn);
-			if (ret < 0)
-				return ret;
+			if (sent >= budget)
+				return 1;
+			ret = tx_next(conn, writer);
+			if (ret < 0 || ret == 2)
+				return ret < 0 ? ret : 1;
 			if (!ret) {
 				/* The PDU we corked for was dropped: push. */
 				if (conn->tx.corked)
@@ -614,12 +630,94 @@ static int tx_push(struct iet_conn *conn)
 			}
 		}
 		clear_bit(IET_CF_TX_READY, &conn->flags);
-		ret = tx_send(conn);
+		/* PDUs queued behind this one go out in the same segment. */
+		ret = tx_send(conn, conn->tx.more &&
+			      sent + conn->tx.len < budget);
 		if (ret)
 			return ret;
+		sent += conn->tx.len;
 		tx_pdu_sent(conn);
 		cond_resched();
 	}
+}
+
+/*
+ * Sending is owned: by the write thread, or by a thread that has statuses
+ * to send and finds the write thread idle (the read thread after serving a
+ * command at once), which saves the hand-off and its wake-up. Whoever owns
+ * it moves completions to the queue (in order: one drainer at a time) and
+ * sends. Those who queue work while it is owned do not wake the write
+ * thread: the owner looks again when it lets go.
+ */
+static bool tx_has_work(struct iet_conn *conn)
+{
+	if (!llist_empty(&conn->done))
+		return true;
+	if (test_bit(IET_CF_TX_BLOCKED, &conn->flags) &&
+	    !test_bit(IET_CF_TX_READY, &conn->flags))
+		return false;
+	return conn->tx.state != IET_TX_IDLE ||
+	       !list_empty_careful(&conn->tx_queue);
+}
+
+bool iet_tx_own(struct iet_conn *conn)
+{
+	return !test_and_set_bit_lock(IET_CF_TX_OWNED, &conn->flags);
+}
+
+/* Let go of sending; the write thread takes over what is left. */
+void iet_tx_disown(struct iet_conn *conn)
+{
+	clear_bit_unlock(IET_CF_TX_OWNED, &conn->flags);
+	/* Pairs with iet_tx_wake(): work queued meanwhile is seen here. */
+	smp_mb__after_atomic();
+	if (tx_has_work(conn))
+		wake_up_process(conn->tx_thread);
+}
+
+/*
+ * After queueing work (and a full barrier): wake the write thread, unless
+ * the owner will see the work when it lets go.
+ */
+void iet_tx_wake(struct iet_conn *conn)
+{
+	if (!test_bit(IET_CF_TX_OWNED, &conn->flags))
+		wake_up_process(conn->tx_thread);
+}
+
+/* As the owner: queue what completed and send (tx_push()). */
+static void tx_work(struct iet_conn *conn, bool writer)
+{
+	int ret;
+
+	if (!llist_empty(&conn->done))
+		iet_conn_drain_done(conn);
+	if (test_bit(IET_CF_TX_BLOCKED, &conn->flags)) {
+		if (!test_and_clear_bit(IET_CF_TX_READY, &conn->flags))
+			return;
+		clear_bit(IET_CF_TX_BLOCKED, &conn->flags);
+	}
+	ret = tx_push(conn, writer);
+	if (ret == -EAGAIN) {
+		set_bit(IET_CF_TX_BLOCKED, &conn->flags);
+	} else if (ret < 0) {
+		pr_notice_ratelimited("target %u session %#llx cid %u: send failed (%d)\n",
+				      conn->session->target->tid,
+				      conn->session->sid, conn->cid, ret);
+		iet_conn_fail(conn);
+	}
+}
+
+/*
+ * A read or I/O thread, owning sending, after it served commands: send
+ * their statuses now, then let go. A long Data-In is left to the write
+ * thread, so that the caller goes back to its own work.
+ */
+void iet_tx_flush(struct iet_conn *conn)
+{
+	if (!iet_stopping(conn) && tx_has_work(conn))
+		tx_work(conn, false);
+	iet_tx_disown(conn);
 }
 
 /* The keepalive timer asked for a NOP-In. */
@@ -652,8 +750,6 @@ int iet_tx_thread(void *arg)
 {
 	struct iet_conn *conn = arg;
 	unsigned int noio = memalloc_noio_save();
-	bool blocked = false;
-	int ret;
 
 	conn->tx.state = IET_TX_IDLE;
 	while (!kthread_should_stop()) {
@@ -672,34 +768,19 @@ int iet_tx_thread(void *arg)
 			tx_ask_logout(conn);
 			continue;
 		}
-		if (!llist_empty(&conn->done)) {
-			__set_current_state(TASK_RUNNING);
-			iet_conn_drain_done(conn);
-			continue;
-		}
 		if (test_bit(IET_CF_MEM_KICK, &conn->flags)) {
 			__set_current_state(TASK_RUNNING);
 			iet_conn_mem_retry(conn);
 			continue;
 		}
-		if (blocked && test_and_clear_bit(IET_CF_TX_READY, &conn->flags))
-			blocked = false;
-		if (blocked || (conn->tx.state == IET_TX_IDLE &&
-				list_empty_careful(&conn->tx_queue))) {
+		/* An owner that is not us wakes us when it lets go. */
+		if (!tx_has_work(conn) || !iet_tx_own(conn)) {
 			schedule();
 			continue;
 		}
 		__set_current_state(TASK_RUNNING);
-		ret = tx_push(conn);
-		if (ret == -EAGAIN) {
-			blocked = true;
-		} else if (ret < 0) {
-			pr_notice_ratelimited("target %u session %#llx cid %u: send failed (%d)\n",
-					      conn->session->target->tid,
-					      conn->session->sid, conn->cid,
-					      ret);
-			iet_conn_fail(conn);
-		}
+		tx_work(conn, true);
+		clear_bit_unlock(IET_CF_TX_OWNED, &conn->flags);
 	}
 	__set_current_state(TASK_RUNNING);
 	memalloc_noio_restore(noio);

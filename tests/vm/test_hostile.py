@@ -826,6 +826,46 @@ def test_mutated_pdus_leave_a_target_that_serves_and_gives_memory_back(hostile, 
     hostile.assert_others_work(bystander)
 
 
+def test_a_window_of_reads_answered_into_a_full_socket_all_arrive_once_read(hostile, bystander):
+    """Whoever finds sending idle sends (the read thread after nullio and
+    page-cache reads, an I/O thread after fileio's): a window of reads
+    whose Data-In fills the socket, left unread for a while, must all
+    arrive once the initiator reads again, nothing lost in the hand-over
+    between them and the write thread."""
+    c = hostile.connect()
+    n = c.window()
+    assert n >= 8, f"the target opens a window of {n} commands"
+    size = 256 * KiB
+    bs = {lun: block_size(c, lun) for lun in (0, 1)}
+    with MemWatch(f"{n} reads of {size // KiB} KiB, unread for 3 s") as mem:
+        tasks, pdus = [], []
+        for i in range(n):
+            lun = i % 2
+            # LUN 1 from 32 MiB on: never written, so zeros.
+            lba = (32 * MiB + (i // 2) * size) // bs[lun] if lun else i * size // bs[lun]
+            t = ri.Task(c.next_itt(), lun, c.take_cmdsn(), edtl=size)
+            tasks.append(t)
+            pdus.append(ri.scsi_command(ri.cdb_read10(lba, size // bs[lun]), itt=t.itt,
+                                        cmdsn=t.cmdsn, exp_statsn=c.exp_statsn, edtl=size,
+                                        lun=lun, read=True))
+        c.send(pdus, timeout=60)
+        time.sleep(3)
+        mem.sample()
+        results = [c.wait(t, timeout=60) for t in tasks]
+        mem.stop()
+    for t, r in zip(tasks, results):
+        assert r.status == ri.GOOD, f"READ of LUN {t.lun}: status {r.status:#x}"
+        assert len(r.data) == size, f"READ of LUN {t.lun}: {len(r.data)} bytes of {size}"
+        if t.lun == 1:
+            assert r.data == bytes(size), "LUN 1 read other data than its zeros"
+    assert c.execute(ri.cdb_test_unit_ready(), lun=0, timeout=ANSWER_S).status == ri.GOOD
+    c.logout(timeout=ANSWER_S)
+    c.close()
+    hostile.wait_no_raw_sessions()
+    mem.check()
+    hostile.assert_others_work(bystander)
+
+
 # ---------------------------------------------------------------- floods
 
 def test_an_unread_write_flood_past_max_cmdsn_keeps_memory_bounded(hostile, bystander):
