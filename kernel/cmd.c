@@ -297,10 +297,13 @@ static void irq_done_work(struct work_struct *work)
 	 * an I/O thread (iet_io_run()).
 	 */
 	llist_for_each_entry_safe(cmd, tmp, list, done_node) {
-		cmd->flusher = current;
+		bool sends = iet_tx_inline();
+
+		if (sends)
+			cmd->flusher = current;
 		iet_cmd_complete(&cmd->req);
 		WRITE_ONCE(cmd->flusher, NULL);
-		if (iet_tx_own(cmd->conn))
+		if (sends && iet_tx_own(cmd->conn))
 			iet_tx_flush(cmd->conn);
 		iet_cmd_put(cmd);	/* the backend's */
 		cond_resched();
@@ -449,8 +452,10 @@ void iet_scsi_resume_later(struct iet_scsi_req *req)
 void iet_io_run(struct iet_cmd *cmd)
 {
 	struct iet_conn *conn = cmd->conn;
+	bool sends = iet_tx_inline();
 
-	cmd->flusher = current;
+	if (sends)
+		cmd->flusher = current;
 	if (cmd->aborted)
 		iet_cmd_complete(&cmd->req);
 	else
@@ -462,7 +467,7 @@ void iet_io_run(struct iet_cmd *cmd)
 	 * barrier of llist_add(), either we own sending or the owner sees it
 	 * when it lets go.
 	 */
-	if (iet_tx_own(conn))
+	if (sends && iet_tx_own(conn))
 		iet_tx_flush(conn);
 	iet_cmd_put(cmd);
 }

@@ -608,6 +608,7 @@ void iet_queue_work(struct work_struct *work);
 int iet_rx_thread(void *arg);
 void iet_tx_slot_free(struct iet_tx *tx);
 int iet_tx_thread(void *arg);
+bool iet_tx_inline(void);
 bool iet_tx_own(struct iet_conn *conn);
 void iet_tx_disown(struct iet_conn *conn);
 void iet_tx_wake(struct iet_conn *conn);

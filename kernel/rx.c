@@ -449,7 +449,7 @@ int iet_rx_thread(void *arg)
 		owned = false;
 		steps = 0;
 		do {
-			if (!owned)
+			if (!owned && iet_tx_inline())
 				owned = iet_tx_own(conn);
 			ret = rx_step(conn);
 			if (owned && (ret || ++steps == IET_RX_OWN_STEPS)) {

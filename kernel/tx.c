@@ -660,9 +660,20 @@ static bool tx_has_work(struct iet_conn *conn)
 	       !list_empty_careful(&conn->tx_queue);
 }
 
+static bool inline_send = true;
+module_param(inline_send, bool, 0644);
+MODULE_PARM_DESC(inline_send,
+		 "Read and I/O threads send the statuses of what they served when the write thread is idle (default Y; N: the write thread sends everything)");
+
 bool iet_tx_own(struct iet_conn *conn)
 {
 	return !test_and_set_bit_lock(IET_CF_TX_OWNED, &conn->flags);
+}
+
+/* Whether a thread other than the writer may take sending now. */
+bool iet_tx_inline(void)
+{
+	return READ_ONCE(inline_send);
 }
 
 /* Let go of sending; the write thread takes over what is left. */

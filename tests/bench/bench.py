@@ -102,6 +102,16 @@ class Iet:
         return kthreads("iet_")
 
 
+class IetClassic(Iet):
+    """IET with inline_send=N: only the write thread sends, as before the
+    read and I/O threads sent what they served; the same boot's A/B."""
+    name = "IET-classic"
+
+    def start(self, backing, size):
+        super().start(backing, size)
+        Path("/sys/module/iscsi_trgt/parameters/inline_send").write_text("N\n")
+
+
 class Lio:
     name = "LIO"
 
@@ -411,17 +421,19 @@ def report(data, wire_mbps, results):
                     yield backing, w
 
     md = [f"iperf3, one stream over the same loopback: {fmt(wire_mbps, '.0f')} MB/s", ""]
+    others = [i for i in ("LIO", "tgt", "IET-classic") if i in impls]
     md += ["## Throughput", "",
            "| backing | workload | " + " | ".join(f"{i} IOPS" for i in impls) +
-           " | IET MB/s | IET/LIO | IET/tgt |", "|" + "---|" * (5 + len(impls))]
+           " | IET MB/s | " + " | ".join(f"IET/{o}" for o in others) + " |",
+           "|" + "---|" * (3 + len(impls) + len(others))]
     ratios = {}
     for backing, w in rows():
         iops = {i: get(data, backing, i, w, "iops") for i in impls}
-        r_lio, r_tgt = ratio(iops["IET"], iops.get("LIO")), ratio(iops["IET"], iops.get("tgt"))
-        ratios[f"{backing}: {w}"] = (r_lio, r_tgt)
+        r = {o: ratio(iops["IET"], iops[o]) for o in others}
+        ratios[f"{backing}: {w}"] = (r.get("LIO", float("nan")), r.get("tgt", float("nan")))
         md.append(f"| {backing} | {w} | " + " | ".join(fmt(iops[i]) for i in impls) +
-                  f" | {fmt(get(data, backing, 'IET', w, 'mbps'), '.1f')}"
-                  f" | {fmt(r_lio, '.2f')} | {fmt(r_tgt, '.2f')} |")
+                  f" | {fmt(get(data, backing, 'IET', w, 'mbps'), '.1f')} | " +
+                  " | ".join(fmt(r[o], ".2f") for o in others) + " |")
     md += ["", "## Latency (completion, µs: p50 / p99 / p99.9)", "",
            "| backing | workload | " + " | ".join(impls) + " |", "|" + "---|" * (2 + len(impls))]
     for backing, w in rows():
@@ -538,6 +550,8 @@ def main():
                     help="session counts for the 4k jobs on the file backing ('' for none)")
     ap.add_argument("--perf", action="store_true",
                     help="profile each job with perf (costs CPU: no figures to compare)")
+    ap.add_argument("--match", default="",
+                    help="only the workloads whose name contains this, e.g. randwrite")
     ap.add_argument("--report", action="store_true",
                     help="only write the report again from RESULTS/bench.json")
     a = ap.parse_args()
@@ -547,12 +561,15 @@ def main():
         return
     global PERF
     PERF = a.perf
+    for table in (WORKLOADS, SESSION_WORKLOADS):
+        for w in [w for w in table if a.match not in w]:
+            del table[w]
     a.results.mkdir(parents=True, exist_ok=True)
     size = a.size * MiB
     sessions = [int(n) for n in a.sessions.split(",") if n]
     iscsid = prepare_initiator()
     brd = storage.Brd(size).create()
-    known = {"IET": Iet, "LIO": Lio, "tgt": Tgt}
+    known = {"IET": Iet, "IET-classic": IetClassic, "LIO": Lio, "tgt": Tgt}
     impls = [known[n](a.results) for n in a.targets.split(",")]
     data = {}
     wire = float("nan")

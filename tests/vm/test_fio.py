@@ -5,6 +5,8 @@ off, and on the page cache and nullio with them on. One login per case runs
 the whole matrix -- 4k and 128k, sequential and random, QD1 and QD32 --
 each combination in its own 8 MiB region."""
 
+from pathlib import Path
+
 import pytest
 
 from vmlib import fio
@@ -54,3 +56,20 @@ def test_fio_matrix_completes_without_errors(request, ietd, backing, initiator, 
     result = fio.run_fio(fio.job_file(disk, combos, REGION, verify=verify), request.node.name)
 
     result.assert_clean(combos)
+
+
+def test_fio_matrix_with_only_the_write_thread_sending(request, ietd, backing, initiator):
+    """inline_send=N (the write thread sends every status, no read or I/O
+    thread does) is a supported setting: the same matrix verifies."""
+    param = Path("/sys/module/iscsi_trgt/parameters/inline_send")
+    name = iqn("fio-writer-sends")
+    ietd(Target(name, [lun_for("fileio-file", request, backing)]))
+    assert param.read_text().strip() == "Y", "inline_send is on by default"
+    param.write_text("N\n")
+    try:
+        disk = initiator.login(name).disk(0)
+        result = fio.run_fio(fio.job_file(disk, fio.MATRIX, REGION, verify=True),
+                             request.node.name)
+        result.assert_clean(fio.MATRIX)
+    finally:
+        param.write_text("Y\n")
