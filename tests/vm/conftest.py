@@ -27,7 +27,7 @@ from vmlib.util import MiB, RESULTS, run, wait_until
 MODULE_SECONDS = {
     "test_access": 60, "test_alua": 40, "test_async_logout": 50, "test_caw": 87, "test_chap": 100, "test_cluster_agent": 18,
     "test_conformance": 191, "test_dirty_throttle": 36, "test_disappear": 39, "test_eio": 75,
-    "test_ext4": 22, "test_fio": 110, "test_hostile": 245, "test_ietadm": 22,
+    "test_ext4": 22, "test_fio": 130, "test_hostile": 245, "test_ietadm": 22,
     "test_libiscsi": 17, "test_limits": 8, "test_login": 32, "test_lun_options": 40,
     "test_mode_select": 31, "test_module_load": 5, "test_multipath": 90, "test_opcodes": 66, "test_portal_groups": 60, "test_power_cut": 119,
     "test_privileges": 13, "test_proc_format": 11, "test_reload": 45,
