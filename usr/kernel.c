@@ -104,10 +104,16 @@ static int transact(struct nlmsghdr *nlh, mnl_cb_t fn, void *arg)
 	int ret;
 
 	k.errmsg[0] = '\0';
-	if (mnl_socket_sendto(k.req, nlh, nlh->nlmsg_len) < 0)
+	/* A signal for ietd's loop interrupts neither the request nor its answer. */
+	do
+		n = mnl_socket_sendto(k.req, nlh, nlh->nlmsg_len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
 		return -errno;
 	do {
-		n = mnl_socket_recvfrom(k.req, buf, sizeof(buf));
+		do
+			n = mnl_socket_recvfrom(k.req, buf, sizeof(buf));
+		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			return -errno;
 		ret = mnl_cb_run2(buf, n, nlh->nlmsg_seq, portid, fn, arg,
