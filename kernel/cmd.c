@@ -259,7 +259,7 @@ void iet_cmd_queue_tx(struct iet_cmd *cmd)
 			iet_cmd_get(cmd);
 			list_add_tail(&cmd->tx_entry, &conn->tx_queue);
 		}
-		/* Pairs with iet_tx_disown(): the owner sees it, or we wake. */
+		/* Pairs with tx_disown(): the owner sees it, or we wake. */
 		smp_mb();
 		iet_tx_wake(conn);
 	}

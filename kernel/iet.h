@@ -610,7 +610,6 @@ void iet_tx_slot_free(struct iet_tx *tx);
 int iet_tx_thread(void *arg);
 bool iet_tx_inline(void);
 bool iet_tx_own(struct iet_conn *conn);
-void iet_tx_disown(struct iet_conn *conn);
 void iet_tx_wake(struct iet_conn *conn);
 void iet_tx_flush(struct iet_conn *conn);
 /* Bytes the read thread sends itself before the write thread takes over. */

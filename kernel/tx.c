@@ -677,7 +677,7 @@ bool iet_tx_inline(void)
 }
 
 /* Let go of sending; the write thread takes over what is left. */
-void iet_tx_disown(struct iet_conn *conn)
+static void tx_disown(struct iet_conn *conn)
 {
 	clear_bit_unlock(IET_CF_TX_OWNED, &conn->flags);
 	/* Pairs with iet_tx_wake(): work queued meanwhile is seen here. */
@@ -728,7 +728,7 @@ void iet_tx_flush(struct iet_conn *conn)
 {
 	if (!iet_stopping(conn) && tx_has_work(conn))
 		tx_work(conn, false);
-	iet_tx_disown(conn);
+	tx_disown(conn);
 }
 
 /* The keepalive timer asked for a NOP-In. */
