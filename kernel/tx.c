@@ -663,7 +663,7 @@ static bool tx_has_work(struct iet_conn *conn)
 static bool inline_send = true;
 module_param(inline_send, bool, 0644);
 MODULE_PARM_DESC(inline_send,
-		 "Read and I/O threads send the statuses of what they served when the write thread is idle (default Y; N: the write thread sends everything)");
+		 "Read and idle I/O threads send the statuses of what they served when the write thread is idle (default Y; N: the write thread sends everything)");
 
 bool iet_tx_own(struct iet_conn *conn)
 {
