@@ -286,6 +286,30 @@ void iet_reject(struct iet_conn *conn, const struct iscsi_hdr *hdr, u8 reason)
  */
 static LLIST_HEAD(irq_done);
 
+/*
+ * A thread about to complete cmd that will then send its status itself
+ * (sends) marks it, so that iet_cmd_complete() does not wake the write
+ * thread for it.
+ */
+static bool flush_begin(struct iet_cmd *cmd, bool sends)
+{
+	if (sends)
+		cmd->flusher = current;
+	return sends;
+}
+
+/*
+ * Should cmd complete later, elsewhere, that thread wakes the writer. If
+ * it completed here it did not: after the barrier of llist_add(), either
+ * we own sending or the owner sees the status when it lets go.
+ */
+static void flush_end(struct iet_cmd *cmd, bool sends)
+{
+	WRITE_ONCE(cmd->flusher, NULL);
+	if (sends && iet_tx_own(cmd->conn))
+		iet_tx_flush(cmd->conn);
+}
+
 static void irq_done_work(struct work_struct *work)
 {
 	struct llist_node *list = llist_reverse_order(llist_del_all(&irq_done));
@@ -297,14 +321,10 @@ static void irq_done_work(struct work_struct *work)
 	 * an I/O thread (iet_io_run()).
 	 */
 	llist_for_each_entry_safe(cmd, tmp, list, done_node) {
-		bool sends = iet_tx_inline();
+		bool sends = flush_begin(cmd, iet_tx_inline());
 
-		if (sends)
-			cmd->flusher = current;
 		iet_cmd_complete(&cmd->req);
-		WRITE_ONCE(cmd->flusher, NULL);
-		if (sends && iet_tx_own(cmd->conn))
-			iet_tx_flush(cmd->conn);
+		flush_end(cmd, sends);
 		iet_cmd_put(cmd);	/* the backend's */
 		cond_resched();
 	}
@@ -455,25 +475,15 @@ void iet_scsi_resume_later(struct iet_scsi_req *req)
  */
 void iet_io_run(struct iet_cmd *cmd)
 {
-	struct iet_conn *conn = cmd->conn;
-	bool sends = iet_tx_inline() &&
-		     list_empty_careful(&conn->session->target->pool.queue);
+	struct iet_iopool *pool = &cmd->conn->session->target->pool;
+	bool sends = flush_begin(cmd, iet_tx_inline() &&
+				 list_empty_careful(&pool->queue));
 
-	if (sends)
-		cmd->flusher = current;
 	if (cmd->aborted)
 		iet_cmd_complete(&cmd->req);
 	else
 		iet_cmd_execute(cmd);
-	/* Should it complete later, elsewhere, that thread wakes the writer. */
-	WRITE_ONCE(cmd->flusher, NULL);
-	/*
-	 * If it completed here, it did not wake the write thread: after the
-	 * barrier of llist_add(), either we own sending or the owner sees it
-	 * when it lets go.
-	 */
-	if (sends && iet_tx_own(conn))
-		iet_tx_flush(conn);
+	flush_end(cmd, sends);
 	iet_cmd_put(cmd);
 }
 

@@ -439,7 +439,7 @@ static int tx_seal(struct iet_conn *conn)
 	}
 	tx->len = n + (tx->kdata ? 0 : tx->dlen);
 	tx->done = 0;
-	tx->state = IET_TX_SENDING;
+	WRITE_ONCE(tx->state, IET_TX_SENDING);
 	return 0;
 }
 
@@ -540,7 +540,7 @@ static void tx_pdu_sent(struct iet_conn *conn)
 	struct iscsi_tm *tm;
 
 	conn->tx.cmd = NULL;
-	conn->tx.state = IET_TX_IDLE;
+	WRITE_ONCE(conn->tx.state, IET_TX_IDLE);
 	iet_tx_slot_free(&conn->tx);
 	if (cmd->kind == IET_KIND_SCSI && cmd->state != IET_ST_STATUS_SENT) {
 		/* Round robin: a long read does not hold up the others. */
@@ -656,7 +656,7 @@ static bool tx_has_work(struct iet_conn *conn)
 	if (test_bit(IET_CF_TX_BLOCKED, &conn->flags) &&
 	    !test_bit(IET_CF_TX_READY, &conn->flags))
 		return false;
-	return conn->tx.state != IET_TX_IDLE ||
+	return READ_ONCE(conn->tx.state) != IET_TX_IDLE ||
 	       !list_empty_careful(&conn->tx_queue);
 }
 
