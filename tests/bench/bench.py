@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Inside the VM: the same fio jobs against IET, LIO and tgt in one boot.
 
-Each target in turn exports the same storage at 127.0.0.1:3260 to the kernel
-initiator with the same session limits, write-through everywhere; fio then
-runs every workload on the disk it brings. Like for like, three backings of
-one zero-filled brd RAM disk:
+The targets serve at once, each on its own port of 127.0.0.1 and its own
+zero-filled brd RAM disk of the same size, to the kernel initiator with the
+same session limits, write-through everywhere; each fio job runs against
+each target in turn before the next job, so that the host's slower minutes
+fall on all alike. Like for like, three backings:
 
   file   through the page cache: IET fileio (IOMode=wt), LIO fileio
          (write_back=false: O_DSYNC), tgt rdwr (O_SYNC);
@@ -16,7 +17,9 @@ one zero-filled brd RAM disk:
 Beyond IOPS: the VM's CPU time per GiB and per 1,000 commands (initiator
 and target share the two vCPUs, so CPU cost decides IOPS here), latency
 percentiles, the 4k jobs over 4, 16 and 64 sessions at once, and iperf3
-over the same loopback as the wire's limit.
+over the same loopback as the wire's limit. Then the seed paper's
+macrobenchmarks, PostMark and the network server (macro.py), over the
+file backing.
 
 Absolute numbers under software emulation mean little; the ratios do.
 Writes RESULTS/bench.json, RESULTS/bench.md and, if matplotlib is there,
@@ -40,6 +43,7 @@ sys.path.insert(0, str(REPO / "tests/vm"))
 if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
     os.environ["IET_RESULTS"] = str(Path(sys.argv[1]).resolve())
 
+import macro  # noqa: E402
 from vmlib import initiator as ini  # noqa: E402
 from vmlib import storage  # noqa: E402
 from vmlib.target import Ietd, KernelModule, Lun, Target, render_config  # noqa: E402
@@ -71,32 +75,58 @@ KEYS = {
 CMDSN_DEPTH = 128
 IQN = "iqn.2001-04.com.example:bench"
 BACKINGS = ["file", "block", "null"]
-PORTAL = "127.0.0.1:3260"
-RAMP = 2
+RAMP = 1
 
 
-class Iet:
+class Impl:
+    """A target implementation in slot n of the bench: its own port, IQN
+    and RAM disk (dev), so that all of them serve at once and each fio job
+    runs against each target in turn."""
+    name = "?"
+    lun = 0
+
+    def __init__(self, results, slot):
+        self.results = results
+        self.port = 3260 + slot
+        self.portal = f"127.0.0.1:{self.port}"
+        self.iqn = f"{IQN}-{slot}"
+        self.home = (self.iqn, self.portal)
+        self.dev = f"/dev/ram{slot}"
+
+    def before_job(self):
+        pass
+
+
+INLINE_SEND = Path("/sys/module/iscsi_trgt/parameters/inline_send")
+
+
+class Iet(Impl):
     name = "IET"
 
-    def __init__(self, results):
-        self.results = results
+    def __init__(self, results, slot=0):
+        super().__init__(results, slot)
         self.kmod = KernelModule()
         self.ietd = None
 
     def start(self, backing, size):
         self.kmod.load()
         if backing == "file":
-            lun = Lun(0, storage.Brd.dev, params={"IOMode": "wt"})
+            lun = Lun(0, self.dev, params={"IOMode": "wt"})
         elif backing == "block":
-            lun = Lun(0, storage.Brd.dev, type="blockio", params={"IOMode": "wt"})
+            lun = Lun(0, self.dev, type="blockio", params={"IOMode": "wt"})
         else:
             lun = Lun(0, type="nullio", params={"Blocks": size // 512})
         params = dict(KEYS, NOPInterval=0, QueuedCommands=CMDSN_DEPTH)
-        self.ietd = Ietd(render_config([Target(IQN, [lun], params=params)]), "bench-ietd").start()
+        self.ietd = Ietd(render_config([Target(self.iqn, [lun], params=params)]), "bench-ietd",
+                         port=self.port).start()
 
     def stop(self):
         self.ietd.stop()
+        self.ietd = None
         self.kmod.unload()      # the kernel keeps targets after ietd exits
+
+    def before_job(self):
+        INLINE_SEND.write_text("Y\n")
 
     def threads(self):
         return kthreads("iet_")
@@ -104,18 +134,33 @@ class Iet:
 
 class IetClassic(Iet):
     """IET with inline_send=N: only the write thread sends, as before the
-    read and I/O threads sent what they served; the same boot's A/B."""
+    read and I/O threads sent what they served; the same boot's A/B. With
+    IET serving already it is IET's own target and sessions, the module
+    parameter switched before each job."""
     name = "IET-classic"
+    share = None            # the Iet serving at once, if any
 
     def start(self, backing, size):
-        super().start(backing, size)
-        Path("/sys/module/iscsi_trgt/parameters/inline_send").write_text("N\n")
+        self.shared = self.share is not None and self.share.ietd is not None
+        if self.shared:
+            self.iqn, self.portal = self.share.iqn, self.share.portal
+        else:
+            self.iqn, self.portal = self.home
+            super().start(backing, size)
+
+    def stop(self):
+        if not self.shared:
+            super().stop()
+
+    def before_job(self):
+        INLINE_SEND.write_text("N\n")
 
 
-class Lio:
+class Lio(Impl):
     name = "LIO"
 
-    def __init__(self, results):
+    def __init__(self, results, slot=0):
+        super().__init__(results, slot)
         run(["modprobe", "-a", "configfs", "target_core_mod", "iscsi_target_mod",
              "target_core_iblock", "target_core_file"], timeout=60)
         if not Path("/sys/kernel/config/target").exists():
@@ -129,12 +174,12 @@ class Lio:
     def start(self, backing, size):
         r = self.r
         if backing == "file":
-            so = r.FileIOStorageObject("bench", storage.Brd.dev, write_back=False)
+            so = r.FileIOStorageObject("bench", self.dev, write_back=False)
         elif backing == "block":
-            so = r.BlockStorageObject("bench", dev=storage.Brd.dev)
+            so = r.BlockStorageObject("bench", dev=self.dev)
         else:
             so = r.RDMCPStorageObject("bench", size=size, nullio=True)
-        t = r.Target(r.FabricModule("iscsi"), IQN)
+        t = r.Target(r.FabricModule("iscsi"), self.iqn)
         tpg = r.TPG(t, 1)
         for k, v in KEYS.items():
             tpg.set_parameter(k, str(v))
@@ -142,7 +187,7 @@ class Lio:
         tpg.set_attribute("generate_node_acls", "1")
         tpg.set_attribute("demo_mode_write_protect", "0")
         tpg.set_attribute("default_cmdsn_depth", str(CMDSN_DEPTH))
-        r.NetworkPortal(tpg, "127.0.0.1", 3260)
+        r.NetworkPortal(tpg, "127.0.0.1", self.port)
         r.LUN(tpg, 0, so)
         tpg.enable = True
         self.objs = [t, so]
@@ -156,11 +201,12 @@ class Lio:
         return kthreads("iscsi_t")
 
 
-class Tgt:
+class Tgt(Impl):
     name = "tgt"
+    lun = 1                 # tgt's LUN 0 is its controller
 
-    def __init__(self, results):
-        self.results = results
+    def __init__(self, results, slot=0):
+        super().__init__(results, slot)
         self.proc = None
 
     def adm(self, *args):
@@ -168,27 +214,24 @@ class Tgt:
 
     def start(self, backing, size):
         log = open(self.results / "tgtd.log", "a")
-        self.proc = subprocess.Popen(["tgtd", "-f", "--iscsi", f"portal={PORTAL}"],
+        self.proc = subprocess.Popen(["tgtd", "-f", "--iscsi", f"portal={self.portal}"],
                                      stdout=log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         wait_until(lambda: run(["tgtadm", "--op", "show", "--mode", "sys"],
                                check=False).returncode == 0, 30, "tgtd to answer")
-        self.adm("--op", "new", "--mode", "target", "--tid", "1", "-T", IQN)
+        self.adm("--op", "new", "--mode", "target", "--tid", "1", "-T", self.iqn)
         if backing == "file":
-            lu = ["--bstype", "rdwr", "--bsoflags", "sync", "-b", storage.Brd.dev]
+            lu = ["--bstype", "rdwr", "--bsoflags", "sync", "-b", self.dev]
         elif backing == "block":
-            lu = ["--bstype", "rdwr", "--bsoflags", "direct", "-b", storage.Brd.dev]
+            lu = ["--bstype", "rdwr", "--bsoflags", "direct", "-b", self.dev]
         else:
             lu = ["--bstype", "null", "-b", "/dev/null"]
-        # tgt's LUN 0 is its controller: the disk is LUN 1.
         self.adm("--op", "new", "--mode", "logicalunit", "--tid", "1", "--lun", "1", *lu)
         keys = dict(KEYS, MaxQueueCmd=CMDSN_DEPTH)
         for k, v in keys.items():
             self.adm("--op", "update", "--mode", "target", "--tid", "1", "--name", k,
                      "--value", str(v))
         self.adm("--op", "bind", "--mode", "target", "--tid", "1", "-I", "ALL")
-
-    lun = 1
 
     def stop(self):
         self.adm("--op", "delete", "--mode", "target", "--tid", "1", "--force")
@@ -320,38 +363,56 @@ def show(impl, backing, w, r):
           f"cpu {r.get('cpu_ms_per_kcmd', float('nan')):6.1f} ms/kcmd", flush=True)
 
 
-def warm_cache(backing):
+def warm_cache(backing, impls):
     """Every target starts from the same page cache: the file backing's
     whole device in it (as after a while of service), the others' not."""
     storage.drop_caches()
     if backing == "file":
-        run(["dd", f"if={storage.Brd.dev}", "of=/dev/null", "bs=1M", "status=none"],
-            timeout=300)
+        for dev in sorted({i.dev for i in impls if i.dev}):
+            run(["dd", f"if={dev}", "of=/dev/null", "bs=1M", "status=none"], timeout=300)
 
 
-def measure(impl, backing, size, runtime, results, sessions):
-    warm_cache(backing)
-    impl.start(backing, size)
-    out = {}
+def measure(impls, backing, size, runtime, results, sessions):
+    """Every workload on every target, all of them serving at once: a job
+    runs against each in turn before the next job, so that the host's
+    slower minutes fall on all alike. Then the session jobs, a target at a
+    time (their logins take long). {target: {workload: result}}."""
+    out = {i.name: {} for i in impls}
+    started = []
+    warm_cache(backing, impls)
     try:
-        login = ini.login(IQN, PORTAL)
-        disk = login.disk(getattr(impl, "lun", 0))
+        for impl in impls:
+            impl.start(backing, size)
+            started.append(impl)
+        disks = {}
+        for impl in impls:
+            if (impl.iqn, impl.portal) not in disks:
+                login = ini.login(impl.iqn, impl.portal)
+                disks[impl.iqn, impl.portal] = login.disk(impl.lun)
         for w, job in WORKLOADS.items():
-            label = f"{impl.name}-{backing}-{w}".replace(" ", "_")
-            out[w] = fio([disk], job, runtime, results, label, impl)
-            show(impl, backing, w, out[w])
-        login.logout()
-        for n in sessions:
-            disks = login_sessions(impl, n)
-            for w, job in SESSION_WORKLOADS.items():
-                key = f"{w} x{n} sessions"
-                label = f"{impl.name}-{backing}-{key}".replace(" ", "_")
-                out[key] = fio(disks, job, runtime, results, label, impl)
-                show(impl, backing, key, out[key])
-            logout_sessions(n)
+            for impl in impls:
+                label = f"{impl.name}-{backing}-{w}".replace(" ", "_")
+                impl.before_job()
+                out[impl.name][w] = fio([disks[impl.iqn, impl.portal]], job, runtime, results,
+                                        label, impl)
+                show(impl, backing, w, out[impl.name][w])
+        ini.logout_all()
+        for impl in impls if sessions else ():
+            # One login of them all (logins are slow here); the first n
+            # serve the n-session jobs while the others idle.
+            disks = login_sessions(impl, max(sessions))
+            for n in sorted(sessions):
+                for w, job in SESSION_WORKLOADS.items():
+                    key = f"{w} x{n} sessions"
+                    label = f"{impl.name}-{backing}-{key}".replace(" ", "_")
+                    impl.before_job()
+                    out[impl.name][key] = fio(disks[:n], job, runtime, results, label, impl)
+                    show(impl, backing, key, out[impl.name][key])
+            logout_sessions(impl, max(sessions))
     finally:
         ini.logout_all()
-        impl.stop()
+        for impl in reversed(started):
+            impl.stop()
     return out
 
 
@@ -363,15 +424,15 @@ def login_sessions(impl, n):
     """n sessions to the target, one through each of n iface records."""
     names = iface_names(n)
     ini.make_ifaces(names)
-    ini.login_ifaces(IQN, names, timeout=600)
-    by_iface = ini.sessions_by_iface(IQN)
+    ini.login_ifaces(impl.iqn, names, timeout=600, portal=impl.portal)
+    by_iface = ini.sessions_by_iface(impl.iqn)
     assert len(by_iface) == n, f"{len(by_iface)} of {n} sessions logged in"
-    return [ini.disk_of(by_iface[name], getattr(impl, "lun", 0)) for name in names]
+    return [ini.disk_of(by_iface[name], impl.lun, portal=impl.portal) for name in names]
 
 
-def logout_sessions(n):
+def logout_sessions(impl, n):
     ini.logout_all(timeout=600)
-    ini.iscsiadm("-m", "node", "-T", IQN, "-o", "delete", check=False)
+    ini.iscsiadm("-m", "node", "-T", impl.iqn, "-o", "delete", check=False)
     ini.delete_ifaces(iface_names(n))
 
 
@@ -410,7 +471,7 @@ def ratio(a, b):
     return a / b if b and not math.isnan(a) and not math.isnan(b) else float("nan")
 
 
-def report(data, wire_mbps, results):
+def report(data, wire_mbps, results, macros):
     impls = list(dict.fromkeys(i for per in data.values() for i in per))
     works = list(dict.fromkeys(w for per in data.values() for ws in per.values() for w in ws))
 
@@ -475,10 +536,57 @@ def report(data, wire_mbps, results):
               wire_mbps)
     md.append(f"| 128k read QD8 over iperf3 (best backing) | 0.9 | {fmt(r, '.2f')} "
               f"{'met' if r >= 0.9 else 'not met'} |")
+    lines, extra = macro_report(macros)
+    md += lines
+    ratios.update(extra)
     text = "\n".join(md) + "\n"
     (results / "bench.md").write_text(text)
     print(text, flush=True)
     plot(data, ratios, impls, works, results)
+
+
+def macro_report(macros):
+    """The macrobenchmarks' tables and their goals (1.2 x LIO), and their
+    ratios for the plot: {name: (over LIO, over tgt)}."""
+    pm, ns = macros.get("postmark", {}), macros.get("netserver", {})
+    if not pm and not ns:
+        return [], {}
+
+    def over(table, key, other, *where):
+        def pick(name):
+            v = table.get(name, {})
+            for k in where:
+                v = v.get(k, {})
+            return v.get(key, float("nan"))
+        return ratio(pick("IET"), pick(other))
+    md = ["", "## PostMark (file backing, ext4, cold caches)", "",
+          "| target | transactions/s, run and sync | PostMark's own transactions/s | "
+          "run s | run and sync s | |", "|---|---|---|---|---|---|"]
+    for name, r in pm.items():
+        md.append(f"| {name} | {fmt(r.get('tps'), '.1f')} | {fmt(r.get('postmark_tps'))} | "
+                  f"{fmt(r.get('postmark_s'), '.1f')} | {fmt(r.get('total_s'), '.1f')} | "
+                  f"{r.get('error', 'clean')} |")
+    md += ["", "## Network server (file backing, 2 MiB files read whole, hot target cache)", "",
+           "| target | files | MB/s | files/s | per file p50 / p99 ms | target cache hit rate |",
+           "|---|---|---|---|---|---|"]
+    for name, sets in ns.items():
+        for count, r in sets.items():
+            md.append(f"| {name} | {count} | {fmt(r['mbps'], '.1f')} | "
+                      f"{fmt(r['files_per_s'], '.1f')} | {fmt(r['file_p50_ms'], '.1f')} / "
+                      f"{fmt(r['file_p99_ms'], '.1f')} | {fmt(r['hit_rate'] * 100, '.1f')} % |")
+    md += ["", "## Macrobenchmark goals (IET over LIO)", "", "| workload | goal | ratio |",
+           "|---|---|---|"]
+    extra = {"PostMark": (over(pm, "tps", "LIO"), over(pm, "tps", "tgt"))}
+    md.append(f"| PostMark transactions/s, run and sync | 1.2 | {verdict(extra['PostMark'][0])} |")
+    for count in ns.get("IET", {}):
+        name = f"network server, {count} files"
+        extra[name] = (over(ns, "mbps", "LIO", count), over(ns, "mbps", "tgt", count))
+        md.append(f"| {name}, MB/s | 1.2 | {verdict(extra[name][0])} |")
+    return md, extra
+
+
+def verdict(r, goal=1.2):
+    return "—" if math.isnan(r) else f"{r:.2f} {'met' if r >= goal else 'not met'}"
 
 
 def plot(data, ratios, impls, works, results):
@@ -542,8 +650,8 @@ def prepare_initiator():
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", type=Path)
-    ap.add_argument("--runtime", type=int, default=8, help="measured seconds per fio job")
-    ap.add_argument("--size", type=int, default=512, help="MiB of storage")
+    ap.add_argument("--runtime", type=int, default=4, help="measured seconds per fio job")
+    ap.add_argument("--size", type=int, default=256, help="MiB of storage, each target")
     ap.add_argument("--only", choices=BACKINGS, help="one backing only")
     ap.add_argument("--targets", default="IET,LIO,tgt", help="which, comma-separated")
     ap.add_argument("--sessions", default=",".join(map(str, SESSIONS)),
@@ -552,12 +660,17 @@ def main():
                     help="profile each job with perf (costs CPU: no figures to compare)")
     ap.add_argument("--match", default="",
                     help="only the workloads whose name contains this, e.g. randwrite")
+    ap.add_argument("--macro",
+                    help="which of the targets also run PostMark and the network server "
+                    "('' for none; default IET,LIO, none with --only or --match)")
+    ap.add_argument("--netserver-reads", type=int, default=4096,
+                    help="whole-file reads per file set in the network-server workload")
     ap.add_argument("--report", action="store_true",
                     help="only write the report again from RESULTS/bench.json")
     a = ap.parse_args()
     if a.report:
         saved = json.loads((a.results / "bench.json").read_text())
-        report(saved["data"], saved["iperf3_mbps"], a.results)
+        report(saved["data"], saved["iperf3_mbps"], a.results, saved.get("macro", {}))
         return
     global PERF
     PERF = a.perf
@@ -568,27 +681,63 @@ def main():
     size = a.size * MiB
     sessions = [int(n) for n in a.sessions.split(",") if n]
     iscsid = prepare_initiator()
-    brd = storage.Brd(size).create()
     known = {"IET": Iet, "IET-classic": IetClassic, "LIO": Lio, "tgt": Tgt}
-    impls = [known[n](a.results) for n in a.targets.split(",")]
+    impls = [known[n](a.results, slot) for slot, n in enumerate(a.targets.split(","))]
+    for k, impl in enumerate(impls):
+        if isinstance(impl, IetClassic):
+            # One module, one ietd: IET-classic is IET's target, switched.
+            iet = [i for i in impls if type(i) is Iet]
+            if iet and impls.index(iet[0]) > k:
+                ap.error("--targets: IET-classic switches IET's target: name IET first")
+            impl.share = iet[0] if iet else None
+    brd = storage.Brd(size, count=len(impls)).create()
+    if a.macro is None:
+        a.macro = "" if a.only or a.match else "IET,LIO"
+    macro_impls = [i for i in impls if i.name in a.macro.split(",")]
     data = {}
+    macros = {}
     wire = float("nan")
+    start = time.monotonic()
     try:
         wire = iperf3(a.results)
         print(f"bench: iperf3 one stream {wire:.0f} MB/s", flush=True)
         for backing in [a.only] if a.only else BACKINGS:
-            data[backing] = {}
-            for impl in impls:
-                data[backing][impl.name] = measure(impl, backing, size, a.runtime, a.results,
-                                                   sessions if backing == "file" else ())
-                time.sleep(1)
+            data[backing] = measure(impls, backing, size, a.runtime, a.results,
+                                    sessions if backing == "file" else ())
+        print(f"bench: fio jobs done after {time.monotonic() - start:.0f} s", flush=True)
+        if macro_impls:
+            macros = run_macros(macro_impls, brd, a)
+            print(f"bench: macrobenchmarks done after {time.monotonic() - start:.0f} s",
+                  flush=True)
     finally:
         ini.logout_all()
         iscsid.stop()
-        brd.remove()
-        (a.results / "bench.json").write_text(json.dumps({"iperf3_mbps": wire, "data": data},
-                                                         indent=1))
-    report(data, wire, a.results)
+        brd.remove()            # whichever RAM disk is loaded
+        (a.results / "bench.json").write_text(json.dumps(
+            {"iperf3_mbps": wire, "data": data, "macro": macros}, indent=1))
+    report(data, wire, a.results, macros)
+
+
+NETSERVER_SETS = (512, 1024)
+
+
+def run_macros(impls, brd, a):
+    """PostMark on the fio jobs' RAM disk, then the network server on one
+    big enough for its larger file set, which replaces it."""
+    out = {"postmark": {}, "netserver": {}}
+    for impl in impls:
+        # A target that stalls must not hold the run for long.
+        out["postmark"][impl.name] = macro.postmark(impl, a.results, limit_s=420)
+    brd.remove()
+    # ext4's own share on top of the files, and no more: the larger set
+    # must not fit in what memory the RAM disk leaves to the page cache.
+    # Not zero-filled: the files fill it, and only they are read.
+    big = storage.Brd(max(NETSERVER_SETS) * macro.FILE_SIZE * 9 // 8, zero=False).create()
+    macro.make_files(big.dev, max(NETSERVER_SETS))
+    for impl in impls:
+        impl.dev = big.dev
+        out["netserver"][impl.name] = macro.netserver(impl, NETSERVER_SETS, a.netserver_reads)
+    return out
 
 
 if __name__ == "__main__":

@@ -322,22 +322,22 @@ def delete_ifaces(names):
         iscsiadm("-m", "iface", "-I", name, "-o", "delete", check=False)
 
 
-def login_ifaces(target, names, timeout=600):
+def login_ifaces(target, names, timeout=600, portal=PORTAL):
     """A session to target through each iface, logged in at once. The
     portal names its TPGT: without one, open-iscsi keeps a single record
     per portal, which each new iface's replaces."""
     iscsiadm("-m", "node", "-T", target, "-o", "delete", check=False)
     for name in names:
-        iscsiadm("-m", "node", "-T", target, "-p", f"{PORTAL},1", "-I", name, "-o", "new")
-    iscsiadm("-m", "node", "-T", target, "-p", PORTAL, "--login", timeout=timeout)
+        iscsiadm("-m", "node", "-T", target, "-p", f"{portal},1", "-I", name, "-o", "new")
+    iscsiadm("-m", "node", "-T", target, "-p", portal, "--login", timeout=timeout)
 
 
 def sessions_by_iface(target):
     return {s.attr("ifacename"): s for s in sysfs_sessions() if s.targetname == target}
 
 
-def disk_of(session, lun, timeout=120):
-    return Login(session.targetname, PORTAL, session).disk(lun, timeout=timeout)
+def disk_of(session, lun, timeout=120, portal=PORTAL):
+    return Login(session.targetname, portal, session).disk(lun, timeout=timeout)
 
 
 @contextlib.contextmanager

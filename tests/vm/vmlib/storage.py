@@ -18,22 +18,30 @@ def sparse_file(path, size):
 
 
 class Brd:
-    """One brd RAM disk, /dev/ram0, zero-filled once: brd answers reads of
-    never-written sectors without a page lookup, which would flatter reads."""
+    """brd RAM disks, /dev/ram0 (and ram1, ... with count), zero-filled
+    once: brd answers reads of never-written sectors without a page
+    lookup, which would flatter reads."""
 
     dev = "/dev/ram0"
 
-    def __init__(self, size=64 * MiB):
+    def __init__(self, size=64 * MiB, count=1, zero=True):
         self.size = size
+        self.devs = [f"/dev/ram{i}" for i in range(count)]
+        self.zero = zero
 
     def create(self):
         assert not Path("/sys/module/brd").exists(), "brd is already loaded"
-        run(["modprobe", "brd", "rd_nr=1", f"rd_size={self.size // 1024}", "max_part=0"])
-        wait_until(lambda: Path("/sys/block/ram0").exists(), 10, "/sys/block/ram0")
+        run(["modprobe", "brd", f"rd_nr={len(self.devs)}", f"rd_size={self.size // 1024}",
+             "max_part=0"])
         from .initiator import block_node
-        block_node("ram0")
-        run(["dd", "if=/dev/zero", f"of={self.dev}", "bs=1M", f"count={self.size // MiB}",
-             "oflag=direct", "status=none"], timeout=300)
+        for dev in self.devs:
+            name = Path(dev).name
+            wait_until(lambda: Path(f"/sys/block/{name}").exists(), 10, f"/sys/block/{name}")
+            block_node(name)
+            if not self.zero:
+                continue
+            run(["dd", "if=/dev/zero", f"of={dev}", "bs=1M", f"count={self.size // MiB}",
+                 "oflag=direct", "status=none"], timeout=300)
         return self
 
     def remove(self):
