@@ -368,7 +368,7 @@ def warm_cache(backing, impls):
     whole device in it (as after a while of service), the others' not."""
     storage.drop_caches()
     if backing == "file":
-        for dev in sorted({i.dev for i in impls if i.dev}):
+        for dev in sorted({i.dev for i in impls}):
             run(["dd", f"if={dev}", "of=/dev/null", "bs=1M", "status=none"], timeout=300)
 
 

@@ -30,6 +30,7 @@ import threading
 import time
 from pathlib import Path
 
+from vmlib import fs as vmfs
 from vmlib import initiator as ini
 from vmlib import kmsg, storage
 from vmlib.util import MiB, run
@@ -63,9 +64,10 @@ def postmark(impl, results, files=20000, transactions=50000, fs="ext4", limit_s=
     try:
         login = ini.login(impl.iqn, impl.portal)
         disk = login.disk(impl.lun)
-        mkfs = ["mkfs.ext2", "-q", "-F", "-b", "4096"] if fs == "ext2" else \
-            ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"]
-        run(mkfs + [disk], timeout=600)
+        if fs == "ext2":
+            run(["mkfs.ext2", "-q", "-F", "-b", "4096", disk], timeout=600)
+        else:
+            vmfs.mkfs_ext4(disk, eager=True, timeout=600)
         run(["mount", "-t", fs, disk, str(MNT)])
         storage.drop_caches()
         if dirty_bytes:
@@ -115,8 +117,7 @@ def make_files(dev, count):
     """ext4 on dev itself (no target in the way), count files of FILE_SIZE
     in one directory, each a distinct pattern."""
     MNT.mkdir(exist_ok=True)
-    run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev],
-        timeout=600)
+    vmfs.mkfs_ext4(dev, eager=True, timeout=600)
     run(["mount", dev, str(MNT)])
     try:
         d = MNT / "files"
@@ -138,7 +139,7 @@ def vmstat(key):
 
 
 def disk_read_kib(disk):
-    return int(Path(f"/sys/block/{Path(disk).resolve().name}/stat").read_text().split()[2]) // 2
+    return ini.block_stat(disk)[2] // 2     # sectors read
 
 
 def read_whole(path, buf):

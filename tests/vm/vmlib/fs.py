@@ -12,8 +12,11 @@ from .util import MiB, run
 FILES = {"tiny": 100, "block": 4096, "odd": 3 * MiB + 12345, "large": 16 * MiB}
 
 
-def mkfs_ext4(dev):
-    run(["mkfs.ext4", "-q", "-F", dev], timeout=300)
+def mkfs_ext4(dev, eager=False, timeout=300):
+    """ext4 on dev; eager: inode tables and journal written now, not by a
+    background thread while the file system is in use."""
+    extra = ["-E", "lazy_itable_init=0,lazy_journal_init=0"] if eager else []
+    run(["mkfs.ext4", "-q", "-F", *extra, dev], timeout=timeout)
 
 
 @contextlib.contextmanager

@@ -190,10 +190,16 @@ def opens(node):
     return True
 
 
+def block_stat(disk):
+    """The fields of disk's /sys/block/NAME/stat, as integers."""
+    return [int(f) for f in
+            Path(f"/sys/block/{Path(disk).resolve().name}/stat").read_text().split()]
+
+
 def disk_stat(disk):
     """(reads, writes) the initiator's block layer completed on disk."""
-    fields = Path(f"/sys/block/{Path(disk).resolve().name}/stat").read_text().split()
-    return int(fields[0]), int(fields[4])
+    fields = block_stat(disk)
+    return fields[0], fields[4]
 
 
 def writes_completed(disk):
