@@ -352,6 +352,14 @@ void iet_cmd_complete(struct iet_scsi_req *req)
 	iet_scsi_account(&conn->session->stats, req);
 	if (req->lun)
 		iet_scsi_account(&req->lun->stats, req);
+	/*
+	 * A long Data-In goes out from the write thread, while the thread
+	 * that served it goes back to its own work: sending it here would
+	 * hold up the commands behind it (iet_tx_flush()).
+	 */
+	if (iet_data_in_len(cmd) > IET_TX_INLINE_BUDGET &&
+	    !test_bit(IET_CF_TX_HANDOFF, &conn->flags))
+		set_bit(IET_CF_TX_HANDOFF, &conn->flags);
 	iet_cmd_get(cmd);
 	if (llist_add(&cmd->done_node, &conn->done)) {
 		/* Pairs with iet_conn_drain_done(): a drain after release sees it. */

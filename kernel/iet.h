@@ -454,6 +454,7 @@ enum iet_conn_flag {
 	IET_CF_ASYNC_DUE,	/* a logout request is to be sent */
 	IET_CF_TX_OWNED,		/* somebody sends: see iet_tx_own() */
 	IET_CF_TX_BLOCKED,	/* the socket was full: wait for TX_READY */
+	IET_CF_TX_HANDOFF,	/* a long Data-In is queued: the writer sends */
 };
 
 /*
@@ -612,7 +613,12 @@ bool iet_tx_inline(void);
 bool iet_tx_own(struct iet_conn *conn);
 void iet_tx_wake(struct iet_conn *conn);
 void iet_tx_flush(struct iet_conn *conn);
-/* Bytes the read thread sends itself before the write thread takes over. */
+bool iet_tx_handoff(struct iet_conn *conn);
+u32 iet_data_in_len(struct iet_cmd *cmd);
+/*
+ * Bytes another thread sends itself before the write thread takes over; a
+ * command with more Data-In than this is the writer's from the start.
+ */
 #define IET_TX_INLINE_BUDGET	(64 * 1024)
 /* Receive steps the read thread takes between two such sends at most. */
 #define IET_RX_OWN_STEPS	16

@@ -426,7 +426,7 @@ int iet_rx_thread(void *arg)
 	struct iet_conn *conn = arg;
 	unsigned int noio = memalloc_noio_save();
 	unsigned int steps;
-	bool owned;
+	bool owned, may_own;
 	int ret;
 
 	rx_reset(&conn->rx);
@@ -444,15 +444,22 @@ int iet_rx_thread(void *arg)
 		 * kernel sees this thread in a soft lockup. While it owns
 		 * sending, what it serves at once it sends itself when the
 		 * socket runs dry (or every few steps): no wake-up of the
-		 * write thread, statuses batched.
+		 * write thread, statuses batched. Once it served a long read
+		 * it leaves sending to the write thread until the socket runs
+		 * dry, so that sending the data and serving the next command
+		 * go on at once.
 		 */
 		owned = false;
+		may_own = iet_tx_inline();
 		steps = 0;
 		do {
-			if (!owned && iet_tx_inline())
+			if (!owned && may_own)
 				owned = iet_tx_own(conn);
 			ret = rx_step(conn);
-			if (owned && (ret || ++steps == IET_RX_OWN_STEPS)) {
+			if (owned && iet_tx_handoff(conn))
+				may_own = false;
+			if (owned && (ret || ++steps == IET_RX_OWN_STEPS ||
+				      !may_own)) {
 				iet_tx_flush(conn);
 				owned = false;
 				steps = 0;

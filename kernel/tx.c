@@ -60,7 +60,7 @@ static void tx_set_kdata(struct iet_tx *tx, void *p, u32 len)
 }
 
 /* Bytes of Data-In a command sends: only with GOOD status. */
-static u32 data_in_len(struct iet_cmd *cmd)
+u32 iet_data_in_len(struct iet_cmd *cmd)
 {
 	struct iet_scsi_req *req = &cmd->req;
 
@@ -108,7 +108,7 @@ static u32 data_in_next_len(struct iet_conn *conn, struct iet_cmd *cmd,
  */
 static bool next_pdu_has_status(struct iet_conn *conn, struct iet_cmd *cmd)
 {
-	u32 total = data_in_len(cmd);
+	u32 total = iet_data_in_len(cmd);
 
 	return cmd->tx_off >= total ||
 	       (cmd->tx_off + data_in_next_len(conn, cmd, total) == total &&
@@ -250,7 +250,7 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 		build_r2t(conn, cmd, off, len, r2tsn);
 		return true;
 	}
-	total = data_in_len(cmd);
+	total = iet_data_in_len(cmd);
 	if (cmd->tx_off < total)
 		build_data_in(conn, cmd, total);
 	else
@@ -722,13 +722,22 @@ static void tx_work(struct iet_conn *conn, bool writer)
 /*
  * A read or I/O thread, owning sending, after it served commands: send
  * their statuses now, then let go. A long Data-In is left to the write
- * thread, so that the caller goes back to its own work.
+ * thread, so that the caller goes back to its own work: all of it when a
+ * command that long completed (IET_CF_TX_HANDOFF), else what is past
+ * IET_TX_INLINE_BUDGET.
  */
 void iet_tx_flush(struct iet_conn *conn)
 {
-	if (!iet_stopping(conn) && tx_has_work(conn))
+	if (!iet_stopping(conn) &&
+	    !test_bit(IET_CF_TX_HANDOFF, &conn->flags) && tx_has_work(conn))
 		tx_work(conn, false);
 	tx_disown(conn);
+}
+
+/* Whether the owner should leave sending to the write thread now. */
+bool iet_tx_handoff(struct iet_conn *conn)
+{
+	return test_bit(IET_CF_TX_HANDOFF, &conn->flags);
 }
 
 /* The keepalive timer asked for a NOP-In. */
@@ -790,6 +799,9 @@ int iet_tx_thread(void *arg)
 			continue;
 		}
 		__set_current_state(TASK_RUNNING);
+		/* What made the others hand over is sent now. */
+		if (test_bit(IET_CF_TX_HANDOFF, &conn->flags))
+			clear_bit(IET_CF_TX_HANDOFF, &conn->flags);
 		tx_work(conn, true);
 		clear_bit_unlock(IET_CF_TX_OWNED, &conn->flags);
 	}
