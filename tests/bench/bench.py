@@ -284,6 +284,28 @@ def task_cpu(pids):
     return total
 
 
+# What tells a stall of TCP from one of the target: a retransmission after
+# a timeout costs at least 200 ms (TCP_RTO_MIN) even in loopback.
+TCP_COUNTERS = ("Tcp:RetransSegs", "TcpExt:TCPTimeouts", "TcpExt:TCPLossProbes",
+                "TcpExt:TCPRcvQDrop", "TcpExt:PruneCalled", "TcpExt:RcvPruned",
+                "TcpExt:TCPZeroWindowDrop", "TcpExt:TCPBacklogDrop",
+                "TcpExt:TCPToZeroWindowAdv", "TcpExt:TCPFromZeroWindowAdv",
+                "TcpExt:TCPRcvCollapsed", "TcpExt:TCPMemoryPressures",
+                "TcpExt:TCPWinProbe", "TcpExt:DelayedACKs")
+
+
+def tcp_counters():
+    """TCP's counters since boot, from /proc/net/snmp and /proc/net/netstat."""
+    out = {}
+    for f in ("/proc/net/snmp", "/proc/net/netstat"):
+        lines = Path(f).read_text().splitlines()
+        for names, values in zip(lines[::2], lines[1::2]):
+            proto = names.split(":")[0]
+            for k, v in zip(names.split()[1:], values.split()[1:]):
+                out[f"{proto}:{k}"] = int(v)
+    return out
+
+
 PERF = False
 
 
@@ -321,6 +343,8 @@ def fio(disks, job, runtime, results, label, impl):
     def sample(key):
         samples[key] = (cpu_busy(), task_cpu(impl.threads()), time.monotonic())
 
+    tcp0 = tcp_counters()
+
     timers = [threading.Timer(RAMP + 0.5, sample, ("a",)),
               threading.Timer(RAMP + runtime - 0.5, sample, ("b",))]
     if PERF:
@@ -336,6 +360,7 @@ def fio(disks, job, runtime, results, label, impl):
         for t in timers:
             if t.is_alive():
                 t.join()        # a profile still being reported
+    tcp1 = tcp_counters()
     (results / f"fio-{label}.json").write_text(out)
     j = json.loads(out)["jobs"][0]
     assert j["error"] == 0, f"fio reported error {j['error']} on {label}"
@@ -345,6 +370,8 @@ def fio(disks, job, runtime, results, label, impl):
            "lat_us": side["lat_ns"]["mean"] / 1000}
     for p, key in (("50.000000", "p50_us"), ("99.000000", "p99_us"), ("99.900000", "p999_us")):
         res[key] = pct.get(p, float("nan")) / 1000
+    res["tcp"] = {k.split(":")[1]: tcp1.get(k, 0) - tcp0.get(k, 0)
+                  for k in TCP_COUNTERS if tcp1.get(k, 0) != tcp0.get(k, 0)}
     if "a" in samples and "b" in samples:
         (b0, t0, m0), (b1, t1, m1) = samples["a"], samples["b"]
         secs = m1 - m0
@@ -360,7 +387,8 @@ def fio(disks, job, runtime, results, label, impl):
 def show(impl, backing, w, r):
     print(f"bench: {impl.name:4} {backing:5} {w:22} {r['iops']:9.0f} IOPS {r['mbps']:8.1f} MB/s "
           f"p50 {r['p50_us']:7.0f} p99 {r['p99_us']:7.0f} us "
-          f"cpu {r.get('cpu_ms_per_kcmd', float('nan')):6.1f} ms/kcmd", flush=True)
+          f"cpu {r.get('cpu_ms_per_kcmd', float('nan')):6.1f} ms/kcmd "
+          f"tcp {r.get('tcp', {})}", flush=True)
 
 
 def warm_cache(backing, impls):
