@@ -95,13 +95,36 @@ static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
 	[NLMSG_DONE] = ctl_done,
 };
 
+static ssize_t recv_reply(char *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = mnl_socket_recvfrom(k.req, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+/* Whether buf holds the end of the answer to request seq. */
+static bool has_end(const char *buf, ssize_t n, unsigned int seq)
+{
+	const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
+	int len = (int)n;
+
+	for (; mnl_nlmsg_ok(h, len); h = mnl_nlmsg_next(h, &len))
+		if (h->nlmsg_seq == seq && (h->nlmsg_type == NLMSG_DONE ||
+					    h->nlmsg_type == NLMSG_ERROR))
+			return true;
+	return false;
+}
+
 /* Send one request and read until its ack, error or end of dump. */
 static int transact(struct nlmsghdr *nlh, mnl_cb_t fn, void *arg)
 {
 	static char buf[BUF_SIZE];
 	unsigned int portid = mnl_socket_get_portid(k.req);
 	ssize_t n;
-	int ret;
+	int ret, err;
 
 	k.errmsg[0] = '\0';
 	/* A signal for ietd's loop interrupts neither the request nor its answer. */
@@ -111,15 +134,27 @@ static int transact(struct nlmsghdr *nlh, mnl_cb_t fn, void *arg)
 	if (n < 0)
 		return -errno;
 	do {
-		do
-			n = mnl_socket_recvfrom(k.req, buf, sizeof(buf));
-		while (n < 0 && errno == EINTR);
+		n = recv_reply(buf, sizeof(buf));
 		if (n < 0)
 			return -errno;
 		ret = mnl_cb_run2(buf, n, nlh->nlmsg_seq, portid, fn, arg,
 				  ctl_cbs, NLMSG_MIN_TYPE);
 	} while (ret == MNL_CB_OK);
-	return ret == MNL_CB_ERROR ? -errno : 0;
+	err = ret == MNL_CB_ERROR ? errno : 0;
+	/*
+	 * A dump given up part way (a change cut across it, which libmnl
+	 * reports as EINTR, or a reply we could not read) leaves the rest of
+	 * it on the socket: read it to its end, or the next request would
+	 * find it instead of its own answer.
+	 */
+	if (err && (nlh->nlmsg_flags & NLM_F_DUMP)) {
+		while (!has_end(buf, n, nlh->nlmsg_seq)) {
+			n = recv_reply(buf, sizeof(buf));
+			if (n < 0)
+				break;
+		}
+	}
+	return -err;
 }
 
 /* Generic netlink controller: our family's id and events group. */
@@ -448,7 +483,7 @@ static int dump_of(uint8_t cmd, uint32_t tid, mnl_cb_t fn, void *arg)
 			  fn, arg);
 }
 
-int kernel_dump(struct kstate *st)
+static int dump_once(struct kstate *st)
 {
 	size_t i;
 	int ret;
@@ -474,6 +509,23 @@ int kernel_dump(struct kstate *st)
 	}
 	if (ret)
 		kstate_free(st);
+	return ret;
+}
+
+/*
+ * The kernel marks a dump that a change (a login, a logout, a LUN added)
+ * cut across (NLM_F_DUMP_INTR): what it holds may be neither the old state
+ * nor the new one. Such a dump is taken again, a few times at most.
+ */
+#define DUMP_TRIES	8
+
+int kernel_dump(struct kstate *st)
+{
+	int tries = 0, ret;
+
+	do
+		ret = dump_once(st);
+	while (ret == -EINTR && ++tries < DUMP_TRIES);
 	return ret;
 }
 

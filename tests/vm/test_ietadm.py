@@ -6,6 +6,8 @@ connection, login redirection, and the full teardown of --op delete."""
 import json
 import socket
 import struct
+import threading
+import time
 
 from ietlib import daemon, ietadm  # noqa: F401
 from vmlib import proc
@@ -144,3 +146,47 @@ def test_update_redirect_sends_new_logins_elsewhere(daemon):
     ietadm("--op", "update", f"--tid={name}", "--redirect=")
     assert "Redirect=" not in ietadm("--op", "show", "--tid=1").stdout
     wait_until(lambda: proc.sessions_of(name) == [], 5, "no session")
+
+
+def test_show_while_sessions_come_and_go_never_fails(daemon):
+    """The kernel marks a dump that a login or a logout cut across
+    (NLM_F_DUMP_INTR), which libmnl reports as EINTR: ietd reads the state
+    again rather than failing the command (it failed `--op delete` with
+    LogoutTimeout, whose wait reads the state over and over)."""
+    name = iqn("adm-churn")
+    # Enough LUNs that their dump takes several reads, each a chance for
+    # a login or logout to come between.
+    daemon(nullio(name, luns=1000))
+    stop = threading.Event()
+    churned = []
+    errors = []
+
+    def churn():
+        while not stop.is_set():
+            try:
+                c = ri.Connection(name, initiator=RAW, timeout=30).connect()
+                c.login(clear_ua=False)
+                c.logout()
+                c.close()
+                churned.append(1)
+            except Exception as e:      # reported below, not lost in the thread
+                errors.append(e)
+                return
+
+    threads = [threading.Thread(target=churn) for _ in range(3)]
+    for t in threads:
+        t.start()
+    shows = 0
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            cp = ietadm("--op", "show", "--tid=1", check=False)
+            assert cp.returncode == 0, cp.stderr
+            shows += 1
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+    assert not errors, errors
+    assert len(churned) >= 10 and shows >= 50, (len(churned), shows)
+    assert ietadm("--op", "show", "--tid=1").returncode == 0
