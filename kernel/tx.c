@@ -719,6 +719,12 @@ static void tx_work(struct iet_conn *conn, bool writer)
 	}
 }
 
+/* Whether the owner should leave sending to the write thread now. */
+bool iet_tx_handoff(struct iet_conn *conn)
+{
+	return test_bit(IET_CF_TX_HANDOFF, &conn->flags);
+}
+
 /*
  * A read or I/O thread, owning sending, after it served commands: send
  * their statuses now, then let go. A long Data-In is left to the write
@@ -728,16 +734,9 @@ static void tx_work(struct iet_conn *conn, bool writer)
  */
 void iet_tx_flush(struct iet_conn *conn)
 {
-	if (!iet_stopping(conn) &&
-	    !test_bit(IET_CF_TX_HANDOFF, &conn->flags) && tx_has_work(conn))
+	if (!iet_stopping(conn) && !iet_tx_handoff(conn) && tx_has_work(conn))
 		tx_work(conn, false);
 	tx_disown(conn);
-}
-
-/* Whether the owner should leave sending to the write thread now. */
-bool iet_tx_handoff(struct iet_conn *conn)
-{
-	return test_bit(IET_CF_TX_HANDOFF, &conn->flags);
 }
 
 /* The keepalive timer asked for a NOP-In. */
@@ -800,7 +799,7 @@ int iet_tx_thread(void *arg)
 		}
 		__set_current_state(TASK_RUNNING);
 		/* What made the others hand over is sent now. */
-		if (test_bit(IET_CF_TX_HANDOFF, &conn->flags))
+		if (iet_tx_handoff(conn))
 			clear_bit(IET_CF_TX_HANDOFF, &conn->flags);
 		tx_work(conn, true);
 		clear_bit_unlock(IET_CF_TX_OWNED, &conn->flags);
