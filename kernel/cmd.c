@@ -213,6 +213,17 @@ void iet_cmd_put(struct iet_cmd *cmd)
 	kref_put(&cmd->kref, cmd_release);
 }
 
+/* Whether task management of another nexus ended it: TASK ABORTED. */
+bool iet_cmd_tas(struct iet_cmd *cmd)
+{
+	bool tas;
+
+	spin_lock(&cmd->conn->lock);
+	tas = cmd->tas;
+	spin_unlock(&cmd->conn->lock);
+	return tas;
+}
+
 /* Take the command out of the ITT table, once, whoever gets there first. */
 void iet_cmd_finish(struct iet_cmd *cmd)
 {

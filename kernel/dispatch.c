@@ -12,6 +12,9 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 	struct iet_scsi_req *req = &cmd->req;
 
 	if (cmd->aborted) {
+		/* Answered TASK ABORTED (build_scsi()), or not at all. */
+		if (iet_cmd_tas(cmd))
+			iet_cmd_complete(req);
 		iet_cmd_finish(cmd);
 		return;
 	}

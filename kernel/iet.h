@@ -241,6 +241,7 @@ struct iet_lun {
 	bool wce;				/* write cache: not stable */
 	bool swp;				/* software write protect */
 	bool d_sense;				/* descriptor format sense */
+	bool tas;				/* TASK ABORTED to other nexuses */
 	bool thin;				/* unmap() works here */
 	bool lbprz;				/* unmapped blocks read as zeros */
 	bool thin_allowed;			/* IET_A_LUN_THIN */
@@ -832,6 +833,7 @@ struct iet_cmd {
 	enum iet_cmd_state state;	/* under conn->lock */
 	bool data_done;			/* all the data it expects is here */
 	bool aborted;			/* terminated by task management */
+	bool tas;			/* so by another nexus: TASK ABORTED */
 	bool digest_error;
 	bool bidi;			/* bidirectional: not supported */
 	u8 reject_reason;		/* IET_KIND_REJECT, or deferred */
@@ -876,6 +878,7 @@ void iet_conn_mem_kick(struct iet_conn *conn);
 void iet_cmd_get(struct iet_cmd *cmd);
 void iet_cmd_put(struct iet_cmd *cmd);
 void iet_cmd_finish(struct iet_cmd *cmd);
+bool iet_cmd_tas(struct iet_cmd *cmd);
 struct iet_cmd *iet_cmd_find(struct iet_conn *conn, u32 itt);
 void iet_cmd_queue_tx(struct iet_cmd *cmd);
 void iet_cmd_complete(struct iet_scsi_req *req);

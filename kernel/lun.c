@@ -110,6 +110,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	iet_tset_init(&lun->tset);
 	iet_wgate_init(&lun->wgate);
 	lun->wce = p->iomode == IET_IOMODE_WB;
+	lun->tas = true;
 	lun->target = target;
 	lun->lun = lun_id;
 	lun->iomode = p->iomode;

@@ -387,6 +387,7 @@ struct mode_vals {
 	bool wce;
 	bool swp;
 	bool d_sense;
+	bool tas;
 };
 
 static void mode_current(struct iet_lun *lun, struct mode_vals *v)
@@ -394,6 +395,7 @@ static void mode_current(struct iet_lun *lun, struct mode_vals *v)
 	v->wce = READ_ONCE(lun->wce);
 	v->swp = READ_ONCE(lun->swp);
 	v->d_sense = READ_ONCE(lun->d_sense);
+	v->tas = READ_ONCE(lun->tas);
 }
 
 /*
@@ -419,7 +421,7 @@ static u32 page_caching(struct iet_lun *lun, const struct mode_vals *v,
 	return 20;
 }
 
-/* D_SENSE and SWP. */
+/* D_SENSE, SWP and TAS. */
 static u32 page_control(struct iet_lun *lun, const struct mode_vals *v,
 			bool mask, u8 *d)
 {
@@ -428,6 +430,7 @@ static u32 page_control(struct iet_lun *lun, const struct mode_vals *v,
 	if (mask) {
 		d[2] = 0x04;
 		d[4] = 0x08;
+		d[5] = 0x40;
 		return 12;
 	}
 	/* TST 001b: a task set per I_T nexus (tset.c); GLTSD, D_SENSE */
@@ -435,6 +438,8 @@ static u32 page_control(struct iet_lun *lun, const struct mode_vals *v,
 	/* QUEUE ALGORITHM MODIFIER 1: SIMPLE ones in any order */
 	d[3] = 0x10;
 	d[4] = v->swp ? 0x08 : 0;
+	/* TAS: what another nexus aborts ends TASK ABORTED (tmf.c) */
+	d[5] = v->tas ? 0x40 : 0;
 	put_unaligned_be16(0xffff, d + 8);	/* BUSY TIMEOUT: unlimited */
 	return 12;
 }
@@ -464,7 +469,8 @@ static const struct {
 
 static u32 mode_page(struct iet_lun *lun, unsigned int i, u8 pc, u8 *d)
 {
-	struct mode_vals v = { .wce = lun->iomode == IET_IOMODE_WB };
+	struct mode_vals v = { .wce = lun->iomode == IET_IOMODE_WB,
+			       .tas = true };
 
 	if (pc == PC_CURRENT)
 		mode_current(lun, &v);
@@ -582,6 +588,7 @@ static int mode_select_page(struct iet_scsi_req *req, const u8 *p, u32 len,
 	} else if (mode_pages[i].page == 0x0a) {
 		v->d_sense = p[2] & 0x04;
 		v->swp = p[4] & 0x08;
+		v->tas = p[5] & 0x40;
 	}
 	return plen;
 }
@@ -652,9 +659,11 @@ static int mode_select_execute(struct iet_scsi_req *req)
 	WRITE_ONCE(lun->wce, v.wce);
 	WRITE_ONCE(lun->swp, v.swp);
 	WRITE_ONCE(lun->d_sense, v.d_sense);
-	pr_info("target %u lun %u: mode parameters set by an initiator: write cache %s, software write protect %s, %s sense\n",
+	WRITE_ONCE(lun->tas, v.tas);
+	pr_info("target %u lun %u: mode parameters set by an initiator: write cache %s, software write protect %s, %s sense, task aborted status %s\n",
 		lun->target->tid, lun->lun, v.wce ? "on" : "off",
-		v.swp ? "on" : "off", v.d_sense ? "descriptor" : "fixed");
+		v.swp ? "on" : "off", v.d_sense ? "descriptor" : "fixed",
+		v.tas ? "on" : "off");
 	iet_ua_add(lun->target, req->nexus, lun->lun, 0x2a, 0x01);
 	return 0;
 

@@ -38,20 +38,46 @@ void iet_tmf_release(struct iet_cmd *victim)
 }
 
 /*
+ * A task another I_T nexus aborts ends with TASK ABORTED status when its
+ * LUN's control mode page has TAS set (SAM-5 5.6.3, the default here as
+ * in most targets): its initiator retries it at once instead of waiting
+ * for its command timer. The nexus that asked is told by the TMF's
+ * response (or PREEMPT AND ABORT's status) alone.
+ */
+static bool victim_tas(struct iet_cmd *tmf, struct iet_cmd *victim)
+{
+	struct iet_lun *lun = victim->req.lun;
+
+	if (victim->conn->session == tmf->conn->session)
+		return false;
+	return !lun || READ_ONCE(lun->tas);
+}
+
+/*
  * Abort a task unless its status is already on its way (then it is answered,
  * not aborted: the initiator gets one or the other, never both).
  */
 static bool abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 {
 	struct iet_conn *conn = victim->conn;
-	bool take;
+	bool tas = victim_tas(tmf, victim);
+	bool take, end = false;
 
 	spin_lock(&conn->lock);
 	take = !victim->aborted && victim != tmf &&
 	       victim->state != IET_ST_STATUS_SENT;
 	if (take) {
 		victim->aborted = true;
+		victim->tas = tas;
 		victim->tmf = tmf;
+		/*
+		 * Waiting for its data it would end unanswered: with TAS it
+		 * ends here, as if it had run (nobody else dispatches it).
+		 */
+		if (tas && victim->state == IET_ST_DELIVERED) {
+			victim->state = IET_ST_DISPATCHED;
+			end = true;
+		}
 	}
 	spin_unlock(&conn->lock);
 	if (!take)
@@ -62,6 +88,8 @@ static bool abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 	iet_cmd_finish(victim);
 	/* Held behind older commands, it need not wait for them now. */
 	iet_tset_abort(&victim->req);
+	if (end)
+		iet_cmd_complete(&victim->req);
 	/* Waiting for memory, it would hold up the TMF's response. */
 	if (READ_ONCE(victim->mem_wait))
 		iet_conn_mem_kick(conn);
@@ -242,9 +270,9 @@ static u8 tmf_query(struct iet_cmd *tmf, u8 function, u32 lun)
 
 /*
  * PREEMPT AND ABORT (SPC-4 5.13.11.2.5): the tasks on req's LUN of the
- * sessions match() picks end as a task set abort ends them, without status
- * (TAS=0). The command waits for them as a TMF would: see
- * iet_scsi_abort_wait().
+ * sessions match() picks end as a task set abort ends them (TASK ABORTED
+ * with TAS: victim_tas()). The command waits for them as a TMF would:
+ * see iet_scsi_abort_wait().
  */
 void iet_scsi_abort_tasks(struct iet_scsi_req *req,
 			  bool (*match)(struct iet_session *session, void *arg),
@@ -319,8 +347,9 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 		iet_pr_reset(l);
 		iet_lun_put(l);
 		/*
-		 * A reset ends the tasks of every I_T nexus (TAS=0: without
-		 * status) and tells every nexus, this one too (SAM-5 5.9.7).
+		 * A reset ends the tasks of every I_T nexus (another's TASK
+		 * ABORTED with TAS) and tells every nexus, this one too
+		 * (SAM-5 5.9.7).
 		 */
 		collect(tmf, &victims, lun, false, 0, true);
 		iet_ua_add(target, NULL, lun, 0x29, 0x03);

@@ -234,12 +234,22 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 		cmd->r2t_outstanding++;
 		r2tsn = cmd->r2t_sn++;
 	}
-	if (cmd->aborted ||
+	if ((cmd->aborted && !(executed && cmd->tas)) ||
 	    (executed ? cmd->state == IET_ST_STATUS_SENT : !len)) {
 		list_del_init(&cmd->tx_entry);
 		cmd->queued = false;
 		spin_unlock(&conn->lock);
 		return false;
+	}
+	/*
+	 * Another nexus aborted it (TAS): whatever it did, it ends with
+	 * TASK ABORTED and no more data. Its backend is done with req.
+	 */
+	if (executed && cmd->aborted) {
+		cmd->req.status = SAM_STAT_TASK_ABORTED;
+		cmd->req.sense_len = 0;
+		if (!cmd->req.data_out)
+			cmd->req.data_len = 0;
 	}
 	/* From here on an ABORT TASK finds the task answered. */
 	if (executed && next_pdu_has_status(conn, cmd))

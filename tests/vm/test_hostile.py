@@ -14,6 +14,7 @@ take the guest's memory down with them (the floods, the allocation-length
 bombs) come last.
 """
 
+import json
 import os
 import random
 import struct
@@ -823,6 +824,48 @@ def test_mutated_pdus_leave_a_target_that_serves_and_gives_memory_back(hostile, 
         hostile.wait_no_raw_sessions()
     print(f"fuzz seed {FUZZ_SEED}: {fz.stats} in {time.monotonic() - start:.0f} s")
     mem.check()
+    hostile.assert_others_work(bystander)
+
+
+def test_lun_resets_by_another_initiator_cost_a_bystander_retries_not_timeouts(hostile,
+                                                                              bystander):
+    """Another initiator resets the bystander's LUN over and over (a
+    cluster node fencing, a fuzzer's TMFs) while open-iscsi writes and
+    verifies on it: each command a reset catches ends TASK ABORTED (TAS),
+    which Linux retries at once. Aborted without an answer, each would
+    wait out its 30 s timer and error handling (the bystander of the
+    mutated-PDU test once stalled 92 s so)."""
+    c = hostile.connect()
+    stop = threading.Event()
+    answers = []
+
+    def resets():
+        while not stop.wait(0.3):
+            answers.append(c.tmf(ri.TMF_LOGICAL_UNIT_RESET, lun=1, timeout=ANSWER_S).response)
+
+    t = threading.Thread(target=resets)
+    t.start()
+    slowest = []            # each fio run's longest I/O, seconds
+    try:
+        end = time.monotonic() + 15
+        while time.monotonic() < end:
+            cp = subprocess.run(["fio", "--name=bystander", f"--filename={bystander.disk}",
+                                 "--direct=1", "--ioengine=libaio", "--rw=randwrite",
+                                 "--bs=4k", "--iodepth=8", "--offset=8M", "--size=2M",
+                                 "--verify=crc32c", "--verify_fatal=1", "--do_verify=1",
+                                 "--randrepeat=0", "--output-format=json"],
+                                capture_output=True, text=True, timeout=300)
+            assert cp.returncode == 0, f"fio under resets: {cp.stdout[-2000:]}{cp.stderr}"
+            job = json.loads(cp.stdout)["jobs"][0]
+            slowest.append(max(job[d]["lat_ns"]["max"] for d in ("read", "write")) / 1e9)
+    finally:
+        stop.set()
+        t.join()
+    print(f"{len(answers)} LUN resets; the longest I/O of each fio run: "
+          f"{', '.join(f'{s:.2f}' for s in slowest)} s")
+    assert len(answers) >= 10 and set(answers) == {ri.TMF_COMPLETE}, answers
+    # Linux's command timer is 30 s: an I/O that long waited for it.
+    assert max(slowest) < 20, f"an I/O took {max(slowest):.0f} s: it waited for its timer"
     hostile.assert_others_work(bystander)
 
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """MODE SELECT through the kernel initiator: Linux's own cache_type switch
-(the caching page's WCE), software write protect and descriptor-format
-sense (the control page's SWP and D_SENSE), each honoured and reported back
-by MODE SENSE, and every other change refused with a pointer to it."""
+(the caching page's WCE), software write protect, descriptor-format sense
+and task aborted status (the control page's SWP, D_SENSE and TAS), each
+honoured and reported back by MODE SENSE, and every other change refused
+with a pointer to it. (What TAS does: test_task_attr.py.)"""
 
 import glob
 from pathlib import Path
@@ -12,8 +13,9 @@ import pytest
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, run
 
-# The control page as IET reports it: TST 001b, GLTSD, QAM 1, BUSY TIMEOUT 0xffff.
-CONTROL = bytes([0x0a, 0x0a, 0x22, 0x10, 0x00, 0, 0, 0, 0xff, 0xff, 0, 0])
+# The control page as IET reports it: TST 001b, GLTSD, QAM 1, TAS, BUSY
+# TIMEOUT 0xffff.
+CONTROL = bytes([0x0a, 0x0a, 0x22, 0x10, 0x00, 0x40, 0, 0, 0xff, 0xff, 0, 0])
 
 
 @pytest.fixture
@@ -119,6 +121,23 @@ def test_d_sense_switches_to_descriptor_format(luns, tmp_path):
     cp = run(["sg_raw", "-R", "-v", sd, "28", "04", "00", "00", "00", "00",
               "00", "00", "01", "00"], check=False)
     assert "Fixed format" in cp.stdout + cp.stderr
+
+
+def test_tas_is_on_by_default_and_an_initiator_may_clear_it(luns, tmp_path):
+    sd, _ = luns
+    for pc in (0, 1, 2):                # current, changeable, default
+        page, _ = mode_sense(sd, 0x0a, pc, tmp_path)
+        assert page[5] & 0x40, f"PC {pc}: {page.hex()}"
+    no_tas = bytearray(CONTROL)
+    no_tas[5] = 0
+    rc, out = mode_select(sd, bytes(no_tas), tmp_path)
+    assert rc == 0, out
+    try:
+        assert mode_sense(sd, 0x0a, 0, tmp_path)[0] == bytes(no_tas)
+        assert mode_sense(sd, 0x0a, 2, tmp_path)[0][5] & 0x40
+    finally:
+        mode_select(sd, CONTROL, tmp_path)
+    assert mode_sense(sd, 0x0a, 0, tmp_path)[0] == CONTROL
 
 
 def test_what_cannot_change_is_refused_and_pointed_at(luns, tmp_path):

@@ -185,9 +185,8 @@ def test_preempt_and_abort_fences_a_registrant_with_writes_in_flight(ietd, backi
     persist(b, "--out", "--register", "--param-sark=b2")
     persist(a, "--out", "--reserve", "--param-rk=a1", "--prout-type=5")
     assert can_write(a) and can_write(b) and not can_write(c)
-    # With TAS=0 the fenced node's aborted writes end without status: its
-    # initiator learns of it by timing out, which need not take 30 s here.
-    Path("/sys/class/block", Path(a).name, "device/timeout").write_text("5")
+    # The fenced node's writes in flight end TASK ABORTED (TAS), which its
+    # initiator retries at once, not after its 30 s command timer.
     writer = subprocess.Popen(
         ["sh", "-c", f"while dd if=/dev/zero of={a} bs=64k count=64 oflag=direct "
                      "status=none; do :; done"], stderr=subprocess.DEVNULL)
@@ -198,7 +197,7 @@ def test_preempt_and_abort_fences_a_registrant_with_writes_in_flight(ietd, backi
         assert keys(c) == [0xb2]
         assert reservation(c) == (0xb2, "Write Exclusive, registrants only")
         # The fenced node's writes fail with RESERVATION CONFLICT.
-        writer.wait(timeout=120)
+        writer.wait(timeout=20)
     finally:
         if writer.poll() is None:
             writer.kill()

@@ -18,9 +18,8 @@ event after another:
     1 MiB READs and aborts them (ABORT TASK, then ABORT TASK SET): each
     answered Function Complete, or No Task for a READ already done;
   - sg_reset sends a LOGICAL UNIT RESET to the fifth target's LUN while its
-    fio job runs (on a LUN of its own: with TAS=0 a reset ends the other
-    nexuses' tasks without status, which their initiators only learn by
-    timing out);
+    fio job runs (on a LUN of its own: the reset's effect on another
+    initiator's I/O is test_hostile.py's);
   - open-iscsi logs in to a spare target, reads from it and logs out;
   - ietd reloads a config that adds or drops a target (ietadm --op reload);
   - ietd is stopped and started again (SIGTERM, then a new ietd).

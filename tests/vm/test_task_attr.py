@@ -9,7 +9,10 @@ behind one whose data never comes, leaves a target that serves. INQUIRY's
 extended page says all three are supported. RFC 7144's task management
 functions: QUERY TASK and QUERY TASK SET see the nexus's tasks, QUERY
 ASYNCHRONOUS EVENT a pending unit attention without clearing it, and I_T
-NEXUS RESET ends this nexus's tasks, not another's, and tells it so."""
+NEXUS RESET ends this nexus's tasks, not another's, and tells it so. A
+LOGICAL UNIT RESET ends another nexus's tasks with TASK ABORTED (TAS), each
+once, whether in the backend, waiting for data or held, and its own
+without an answer; with TAS cleared by MODE SELECT, all without one."""
 
 import os
 import time
@@ -238,3 +241,92 @@ def test_a_new_nexus_hears_power_on_and_a_returning_port_its_nexus_loss(ietd):
     finally:
         other.reset()
         c.reset()
+
+
+def statuses(c, tasks, timeout):
+    """{ITT: [status, ...]} of what came for tasks within timeout (every
+    status, so that one answered twice shows)."""
+    want = {t.itt for t in tasks}
+    got = {}
+    for p in [p for p in c.unclaimed if p.itt in want and p.has_status]:
+        c.unclaimed.remove(p)
+        got.setdefault(p.itt, []).append(p.status)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            p = c.recv(max(0.05, deadline - time.monotonic()))
+        except TimeoutError:
+            break
+        if p.itt in want and p.has_status:
+            got.setdefault(p.itt, []).append(p.status)
+    return got
+
+
+def tasks_of_every_kind(c):
+    """A write in the backend (2 s), one waiting for its data (R2T sent),
+    and an ORDERED read held behind both."""
+    slow = c.submit(ri.cdb_write10(0, 8), data=os.urandom(8 * BS))
+    nodata = c.submit(ri.cdb_write10(50, 8), write=True, edtl=8 * BS)
+    r2t = c.expect(lambda p: p.opcode == ri.R2T and p.itt == nodata.itt, 10, "R2T")
+    held = read(c, 100, ri.ATTR_ORDERED)
+    return slow, nodata, held, r2t
+
+
+def late_data(c, task, r2t):
+    """The Data-Out an R2T asked for, after its task ended."""
+    c.send(ri.data_out(itt=task.itt, ttt=r2t.ttt, offset=r2t.offset,
+                       data=bytes(r2t.desired_length), exp_statsn=c.exp_statsn,
+                       final=True))
+
+
+def test_a_reset_by_another_nexus_answers_its_tasks_task_aborted(conn):
+    """SAM-5 5.6.3 with TAS=1: another nexus's LOGICAL UNIT RESET ends this
+    one's tasks with TASK ABORTED, each once, so that an initiator retries
+    them at once instead of after its command timer (a Linux bystander
+    stalled 90 s without). The resetting nexus hears of its own tasks by
+    the TMF's response alone."""
+    c = conn
+    other = Connection(c.target, timeout=30).connect()
+    other.login()
+    try:
+        slow, nodata, held, r2t = tasks_of_every_kind(c)
+        own = other.submit(ri.cdb_write10(200, 8), write=True, edtl=8 * BS)
+        other.expect(lambda p: p.opcode == ri.R2T and p.itt == own.itt, 10, "R2T")
+        assert other.tmf(ri.TMF_LOGICAL_UNIT_RESET).response == FUNCTION_COMPLETE
+        got = statuses(c, [slow, nodata, held], 5)
+        names = {slow.itt: "WRITE in the backend", nodata.itt: "WRITE waiting for data",
+                 held.itt: "ORDERED READ held"}
+        assert {names[i]: v for i, v in got.items()} == \
+            {n: [ri.TASK_ABORTED] for n in names.values()}
+        assert not statuses(other, [own], 1), "the resetting nexus's own task answered"
+
+        late_data(c, nodata, r2t)
+        c.ping()
+        for x in (c, other):
+            r = x.execute(ri.cdb_test_unit_ready())
+            assert r.status == ri.CHECK_CONDITION and r.sense_triple == (0x6, 0x29, 0x03), r
+            assert x.execute(ri.cdb_test_unit_ready()).status == ri.GOOD
+        assert c.execute(ri.cdb_read10(50, 8), read=True, edtl=8 * BS).status == ri.GOOD
+    finally:
+        other.reset()
+
+
+def test_with_tas_cleared_another_nexus_reset_ends_tasks_unanswered(conn):
+    c = conn
+    page = bytes([0x0a, 0x0a, 0x22, 0x10, 0x00, 0x00, 0, 0, 0xff, 0xff, 0, 0])
+    r = c.execute(bytes([0x15, 0x10, 0, 0, 4 + len(page), 0]), data=bytes(4) + page)
+    assert r.status == ri.GOOD, r
+    sense = c.execute(ri.cdb_mode_sense10(64, page=0x0a, dbd=True), read=True, edtl=64)
+    assert sense.status == ri.GOOD and sense.data[8:20] == page, sense.data.hex()
+    other = Connection(c.target, timeout=30).connect()
+    other.login()
+    try:
+        slow, nodata, held, r2t = tasks_of_every_kind(c)
+        assert other.tmf(ri.TMF_LOGICAL_UNIT_RESET).response == FUNCTION_COMPLETE
+        assert not statuses(c, [slow, nodata, held], 3), "an aborted task answered"
+        late_data(c, nodata, r2t)
+        c.ping()
+        r = c.execute(ri.cdb_test_unit_ready())
+        assert r.status == ri.CHECK_CONDITION and r.sense_triple == (0x6, 0x29, 0x03), r
+    finally:
+        other.reset()
