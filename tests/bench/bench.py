@@ -30,6 +30,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -271,6 +272,29 @@ def cpu_busy():
     return (sum(v[:7]) - v[3] - v[4]) / TICK
 
 
+def cpu_split():
+    """Seconds the VM's CPUs spent since boot in user, system, irq and
+    softirq context: which of them grows tells where a busy VM's time goes."""
+    v = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:8]]
+    return {"user": (v[0] + v[1]) / TICK, "system": v[2] / TICK,
+            "irq": v[5] / TICK, "softirq": v[6] / TICK}
+
+
+def all_task_cpu():
+    """CPU seconds of every thread now running, by name (digits folded, so
+    that kworker/0:1 and kworker/1:2 count together)."""
+    out = {}
+    for t in Path("/proc").glob("[0-9]*/task/[0-9]*"):
+        try:
+            comm, f = (t / "stat").read_text().split(" (", 1)[1].rsplit(")", 1)
+            f = f.split()
+        except (OSError, IndexError, ValueError):
+            continue
+        name = re.sub(r"[0-9]+", "N", comm)
+        out[name] = out.get(name, 0) + (int(f[11]) + int(f[12])) / TICK
+    return out
+
+
 def task_cpu(pids):
     """CPU seconds of these tasks and all their threads, whatever is still there."""
     total = 0
@@ -341,7 +365,8 @@ def fio(disks, job, runtime, results, label, impl):
     samples = {}
 
     def sample(key):
-        samples[key] = (cpu_busy(), task_cpu(impl.threads()), time.monotonic())
+        samples[key] = (cpu_busy(), task_cpu(impl.threads()), time.monotonic(),
+                        cpu_split(), all_task_cpu())
 
     tcp0 = tcp_counters()
 
@@ -373,7 +398,7 @@ def fio(disks, job, runtime, results, label, impl):
     res["tcp"] = {k.split(":")[1]: tcp1.get(k, 0) - tcp0.get(k, 0)
                   for k in TCP_COUNTERS if tcp1.get(k, 0) != tcp0.get(k, 0)}
     if "a" in samples and "b" in samples:
-        (b0, t0, m0), (b1, t1, m1) = samples["a"], samples["b"]
+        (b0, t0, m0, s0, a0), (b1, t1, m1, s1, a1) = samples["a"], samples["b"]
         secs = m1 - m0
         gib = side["bw_bytes"] * secs / 2**30
         cmds = side["iops"] * secs
@@ -381,6 +406,11 @@ def fio(disks, job, runtime, results, label, impl):
         res["cpu_s_per_gib"] = (b1 - b0) / gib if gib else float("nan")
         res["cpu_ms_per_kcmd"] = (b1 - b0) * 1e6 / cmds if cmds else float("nan")
         res["tgt_threads_ms_per_kcmd"] = (t1 - t0) * 1e6 / cmds if cmds else float("nan")
+        # Where the time went: vCPUs busy in each context, and the
+        # busiest threads (tasks that ended in the window are missed).
+        res["cpu_split"] = {k: round((s1[k] - s0[k]) / secs, 3) for k in s0}
+        busiest = sorted(((a1[k] - a0.get(k, 0), k) for k in a1), reverse=True)[:6]
+        res["busiest"] = {k: round(d / secs, 3) for d, k in busiest if d > 0}
     return res
 
 
@@ -389,6 +419,8 @@ def show(impl, backing, w, r):
           f"p50 {r['p50_us']:7.0f} p99 {r['p99_us']:7.0f} us "
           f"cpu {r.get('cpu_ms_per_kcmd', float('nan')):6.1f} ms/kcmd "
           f"tcp {r.get('tcp', {})}", flush=True)
+    print(f"bench:      vCPUs busy {r.get('cpu_busy', float('nan')):.2f} "
+          f"{r.get('cpu_split', {})} busiest {r.get('busiest', {})}", flush=True)
 
 
 def warm_cache(backing, impls):
