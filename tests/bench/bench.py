@@ -281,18 +281,31 @@ def cpu_split():
 
 
 def all_task_cpu():
-    """CPU seconds of every thread now running, by name (digits folded, so
-    that kworker/0:1 and kworker/1:2 count together)."""
+    """{thread id: (name, CPU seconds)} of every thread now running; the
+    name with digits folded, so that kworker/0:1 and kworker/1:2 count
+    together (a kworker's name is that of the work it runs now)."""
     out = {}
     for t in Path("/proc").glob("[0-9]*/task/[0-9]*"):
         try:
             comm, f = (t / "stat").read_text().split(" (", 1)[1].rsplit(")", 1)
             f = f.split()
+            out[int(t.name)] = (re.sub(r"[0-9]+", "N", comm),
+                                (int(f[11]) + int(f[12])) / TICK)
         except (OSError, IndexError, ValueError):
             continue
-        name = re.sub(r"[0-9]+", "N", comm)
-        out[name] = out.get(name, 0) + (int(f[11]) + int(f[12])) / TICK
     return out
+
+
+def busiest(before, after, secs, n=6):
+    """The n names whose threads were busiest between two all_task_cpu()
+    samples, in vCPUs (threads born meanwhile count from zero)."""
+    by_name = {}
+    for tid, (name, cpu) in after.items():
+        d = cpu - before.get(tid, (name, 0))[1]
+        if d > 0:
+            by_name[name] = by_name.get(name, 0) + d
+    top = sorted(by_name.items(), key=lambda kv: -kv[1])[:n]
+    return {name: round(d / secs, 3) for name, d in top}
 
 
 def task_cpu(pids):
@@ -409,8 +422,7 @@ def fio(disks, job, runtime, results, label, impl):
         # Where the time went: vCPUs busy in each context, and the
         # busiest threads (tasks that ended in the window are missed).
         res["cpu_split"] = {k: round((s1[k] - s0[k]) / secs, 3) for k in s0}
-        busiest = sorted(((a1[k] - a0.get(k, 0), k) for k in a1), reverse=True)[:6]
-        res["busiest"] = {k: round(d / secs, 3) for d, k in busiest if d > 0}
+        res["busiest"] = busiest(a0, a1, secs)
     return res
 
 
@@ -425,7 +437,9 @@ def show(impl, backing, w, r):
 
 def warm_cache(backing, impls):
     """Every target starts from the same page cache: the file backing's
-    whole device in it (as after a while of service), the others' not."""
+    whole device in it (as after a while of service), the others' not.
+    With the targets serving: the last close of a block device drops its
+    page cache, so a device read before a target opens it is cold again."""
     storage.drop_caches()
     if backing == "file":
         for dev in sorted({i.dev for i in impls}):
@@ -439,11 +453,11 @@ def measure(impls, backing, size, runtime, results, sessions):
     time (their logins take long). {target: {workload: result}}."""
     out = {i.name: {} for i in impls}
     started = []
-    warm_cache(backing, impls)
     try:
         for impl in impls:
             impl.start(backing, size)
             started.append(impl)
+        warm_cache(backing, impls)
         disks = {}
         for impl in impls:
             if (impl.iqn, impl.portal) not in disks:
