@@ -264,20 +264,20 @@ def kthreads(prefix):
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_busy():
-    """Seconds the VM's CPUs were busy (not idle, not waiting) since boot."""
-    f = Path("/proc/stat").read_text().split("\n")[0].split()[1:]
-    v = [int(x) for x in f]
-    # user nice system idle iowait irq softirq: steal is the host's.
-    return (sum(v[:7]) - v[3] - v[4]) / TICK
-
-
 def cpu_split():
-    """Seconds the VM's CPUs spent since boot in user, system, irq and
-    softirq context: which of them grows tells where a busy VM's time goes."""
+    """Seconds the VM's CPUs were busy since boot, by context (user,
+    system, irq, softirq; not idle, not waiting, nor the host's steal):
+    their sum is how busy, which of them grows tells where the time goes."""
     v = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:8]]
     return {"user": (v[0] + v[1]) / TICK, "system": v[2] / TICK,
             "irq": v[5] / TICK, "softirq": v[6] / TICK}
+
+
+def thread_cpu(task):
+    """(name, CPU seconds) of the thread at /proc/PID/task/TID."""
+    comm, f = (task / "stat").read_text().split(" (", 1)[1].rsplit(")", 1)
+    f = f.split()
+    return comm, (int(f[11]) + int(f[12])) / TICK
 
 
 def all_task_cpu():
@@ -287,12 +287,10 @@ def all_task_cpu():
     out = {}
     for t in Path("/proc").glob("[0-9]*/task/[0-9]*"):
         try:
-            comm, f = (t / "stat").read_text().split(" (", 1)[1].rsplit(")", 1)
-            f = f.split()
-            out[int(t.name)] = (re.sub(r"[0-9]+", "N", comm),
-                                (int(f[11]) + int(f[12])) / TICK)
+            comm, cpu = thread_cpu(t)
         except (OSError, IndexError, ValueError):
             continue
+        out[int(t.name)] = (re.sub(r"[0-9]+", "N", comm), cpu)
     return out
 
 
@@ -314,9 +312,8 @@ def task_cpu(pids):
     for pid in pids:
         for t in Path(f"/proc/{pid}/task").glob("*"):
             try:
-                f = (t / "stat").read_text().rsplit(")", 1)[1].split()
-                total += (int(f[11]) + int(f[12])) / TICK
-            except (OSError, IndexError):
+                total += thread_cpu(t)[1]
+            except (OSError, IndexError, ValueError):
                 pass
     return total
 
@@ -380,7 +377,8 @@ def fio(disks, job, runtime, results, label, impl):
     def sample(key):
         # Reading every thread's stat costs CPU: outside the window.
         pre = all_task_cpu() if key == "a" else None
-        core = (cpu_busy(), task_cpu(impl.threads()), time.monotonic(), cpu_split())
+        split = cpu_split()
+        core = (sum(split.values()), task_cpu(impl.threads()), time.monotonic(), split)
         samples[key] = core + (pre if pre is not None else all_task_cpu(),)
 
     tcp0 = tcp_counters()
