@@ -27,7 +27,7 @@ event after another:
 Then: every fio job ended without error having written and verified data;
 no session was dropped (the target lists the same sessions before and after
 the churn); after logout the target lists no session and no connection
-thread is left; MemAvailable, less what processes hold more than before
+thread is left; available memory, less what processes hold more than before
 (iscsid keeps, mlocked, the heap its sessions grew), and unreclaimable
 slab come back within MEM_MARGIN_KIB and SLAB_MARGIN_KIB of where they were
 before the logins.
@@ -44,13 +44,12 @@ import subprocess
 import threading
 import time
 import traceback
-from pathlib import Path
 
 import pytest
 
 from ietlib import daemon, ietadm  # noqa: F401
 from vmlib import initiator as ini
-from vmlib import proc, storage
+from vmlib import memory, proc, storage
 from vmlib import rawiscsi as ri
 from vmlib.target import iet_threads, iqn
 from vmlib.util import KiB, MiB, RESULTS, run, wait_until
@@ -61,11 +60,12 @@ QD = 32
 BLOCK_SIZES = ("4k", "8k", "64k")
 LUN_SIZE = 64 * MiB
 RESET_LUN_SIZE = 16 * MiB
-# After logout, MemAvailable (less the growth of AnonPages: process memory,
+# After logout, available memory (vmlib.memory: MemAvailable and the free
+# pages of the per-CPU lists, less the growth of AnonPages: process memory,
 # iscsid's above all) and SUnreclaim must come back this close to where
 # they were before the logins: the target keeps nothing per session, the
 # initiator frees its hosts and disks, and what is left is slab pages not
-# yet given back and per-CPU caches.
+# yet given back.
 MEM_MARGIN_KIB = 32 * 1024
 SLAB_MARGIN_KIB = 16 * 1024
 SETTLE_S = 60
@@ -73,19 +73,10 @@ RAW = "iqn.2026-11.org.iet.test:soak-raw"
 ANSWER_S = 30
 
 
-def meminfo():
-    """{field: KiB} of /proc/meminfo."""
-    out = {}
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        key, value = line.split(":", 1)
-        out[key] = int(value.split()[0])
-    return out
-
-
 def memory_now():
     storage.drop_caches()
-    m = meminfo()
-    return m["MemAvailable"], m["SUnreclaim"], m
+    m = memory.meminfo()
+    return memory.available_kib(m), m["SUnreclaim"], m
 
 
 def moved(before, after, over_kib=512):
@@ -388,7 +379,7 @@ def test_soak_many_sessions_with_churn(daemon, backing, brd, initiator, ifaces):
                f"soak: churn {churn.rounds} rounds ({churn.rounds_while_fio_ran} while fio ran): " +
                ", ".join(f"{k} {v}" for k, v in churn.counts.items()) +
                f"; aborts complete {churn.aborted['complete']}, no-task {churn.aborted['no-task']}\n"
-               f"soak: MemAvailable {before_mem[0]} KiB before, {after_mem[0]} KiB after "
+               f"soak: available memory {before_mem[0]} KiB before, {after_mem[0]} KiB after "
                f"(drop {mem_drop} KiB besides {anon_rise} KiB more AnonPages, margin {MEM_MARGIN_KIB}); "
                f"SUnreclaim {before_mem[1]} KiB before, {after_mem[1]} KiB after "
                f"(rise {slab_rise} KiB, margin {SLAB_MARGIN_KIB})\n"
@@ -399,5 +390,5 @@ def test_soak_many_sessions_with_churn(daemon, backing, brd, initiator, ifaces):
     assert churn.rounds_while_fio_ran >= 1, \
         f"not one whole round of churn while fio ran ({churn.counts})"
     assert mem_drop < MEM_MARGIN_KIB, \
-        f"MemAvailable {mem_drop} KiB below its start after the soak, besides process memory"
+        f"available memory {mem_drop} KiB below its start after the soak, besides process memory"
     assert slab_rise < SLAB_MARGIN_KIB, f"SUnreclaim {slab_rise} KiB above its start after the soak"

@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+"""How much memory the guest has to give, for tests that hold the target to
+a memory bound, and where it went when a bound is missed.
+
+MemAvailable alone misleads: pages freed go first to the freeing CPU's
+per-CPU list and stay there, counted neither free nor used, until that CPU
+allocates again. Each list may hold up to the zone's low watermark split
+over the CPUs (27 MiB per CPU in a 2 GiB guest with THP), so a burst of
+frees on a CPU that then idles looked like 26 to 33 MiB never given back.
+available_kib() adds those pages back."""
+
+from pathlib import Path
+
+
+def meminfo():
+    """/proc/meminfo as {field: KiB}."""
+    out = {}
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        name, value = line.split(":", 1)
+        out[name] = int(value.split()[0])
+    return out
+
+
+def per_cpu_free_kib():
+    """Free pages held in the per-CPU lists of every zone, in KiB."""
+    pages = 0
+    for line in Path("/proc/zoneinfo").read_text().splitlines():
+        words = line.split()
+        if len(words) == 2 and words[0] == "count:":
+            pages += int(words[1])
+    return pages * 4
+
+
+def available_kib(info=None):
+    """MemAvailable with the per-CPU lists' free pages counted in."""
+    info = info or meminfo()
+    return info["MemAvailable"] + per_cpu_free_kib()
+
+
+def slab_kib():
+    """{cache: KiB in its slabs} from /proc/slabinfo."""
+    out = {}
+    for line in Path("/proc/slabinfo").read_text().splitlines()[2:]:
+        w = line.split()
+        # name active_objs num_objs objsize objperslab pagesperslab
+        #   : tunables ... : slabdata active_slabs num_slabs sharedavail
+        out[w[0]] = int(w[14]) * int(w[5]) * 4
+    return out
+
+
+def vmstat_kib():
+    """The page counts (nr_*) of /proc/vmstat, in KiB."""
+    out = {}
+    for line in Path("/proc/vmstat").read_text().splitlines():
+        name, value = line.split()
+        if name.startswith("nr_"):
+            out[name] = int(value) * 4
+    return out
+
+
+def snapshot():
+    m = meminfo()
+    m["per-CPU free lists"] = per_cpu_free_kib()
+    return m, slab_kib(), vmstat_kib()
+
+
+def where_it_went(before, after, min_kib=1024):
+    """What moved by min_kib or more between two snapshot()s, and the
+    kernel's socket memory: the explanation of a missed bound."""
+    lines = []
+    for label, old, new in zip(("meminfo", "slab", "vmstat"), before, after):
+        moved = sorted(((new.get(k, 0) - old.get(k, 0), k) for k in set(old) | set(new)),
+                       key=lambda t: -abs(t[0]))
+        lines += [f"  {label} {k}: {d:+d} KiB" for d, k in moved if abs(d) >= min_kib]
+    sockstat = Path("/proc/net/sockstat").read_text().strip().splitlines()
+    return "\n".join(lines + ["  " + s for s in sockstat])
