@@ -9,6 +9,7 @@
 #include <linux/sched/mm.h>
 #include <linux/uio.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include "iet.h"
 
@@ -259,8 +260,17 @@ static int rx_header_done(struct iet_conn *conn)
 
 	rx->done = 0;
 	rx->state = IET_RX_ADMIT;
-	if (!rx_admit(conn))
+	if (!rx_admit(conn)) {
+		/*
+		 * A peer that reset the connection (or one TCP gave up on)
+		 * will never read the answers whose sending would let us
+		 * go on: nothing else would notice, with keepalive pings
+		 * off. The state change woke us.
+		 */
+		if (READ_ONCE(conn->sock->sk->sk_state) == TCP_CLOSE)
+			return -ECONNRESET;
 		return -EAGAIN;		/* a released command wakes us */
+	}
 	WRITE_ONCE(conn->last_rx, jiffies);
 	conn->exp_stat_sn = be32_to_cpu(rx->bhs.exp_statsn);
 	if (rx_ops[op].start)

@@ -44,6 +44,7 @@ MEM_SETTLE_S = 30
 
 ANSWER_S = 10            # for any answer the target owes
 SESSION_GONE_S = 30      # for a closed connection's session to leave /proc
+FLOOD_GONE_S = 10        # ...for a flooded one's, without keepalive pings
 RAW = ri.DEFAULT_INITIATOR
 
 LOGIN_ROUNDS = 100
@@ -908,8 +909,28 @@ def test_a_window_of_reads_answered_into_a_full_socket_all_arrive_once_read(host
 
 # ---------------------------------------------------------------- floods
 
+def unread_flood_connection(hostile):
+    """A connection for a flood that is never read, without keepalive
+    pings: once the initiator goes (unread data makes its close a RST) the
+    target must notice by itself although its read thread is held and its
+    write thread waits for room that never comes."""
+    ietadm("--op", "update", f"--tid={hostile.name}", "--params=NOPInterval=0")
+    return hostile.connect()
+
+
+def close_flooded(hostile, c, mem):
+    """Close the flooded connection; its session must be gone well before
+    a keepalive would have ended it."""
+    time.sleep(2)
+    mem.sample()
+    start = time.monotonic()
+    c.close()
+    hostile.wait_no_raw_sessions(timeout=FLOOD_GONE_S)
+    return time.monotonic() - start
+
+
 def test_an_unread_write_flood_past_max_cmdsn_keeps_memory_bounded(hostile, bystander):
-    c = hostile.connect()
+    c = unread_flood_connection(hostile)
     assert c.param("InitialR2T") is True
     bs = block_size(c, 0)
     window = c.window()
@@ -922,19 +943,16 @@ def test_an_unread_write_flood_past_max_cmdsn_keeps_memory_bounded(hostile, byst
 
     with MemWatch(f"{WRITE_FLOOD} unread WRITE(10) of 1 MiB past MaxCmdSN") as mem:
         sent, how = flood(c, writes(), mem, batch=256)
-        time.sleep(2)
-        mem.sample()
-        c.close()
-        hostile.wait_no_raw_sessions()
+        gone = close_flooded(hostile, c, mem)
     print(f"window {window}: {sent} of {WRITE_FLOOD} WRITE(10) of 1 MiB without data sent; "
-          f"the target {how}")
+          f"the target {how}; the session went {gone:.1f} s after the close")
     mem.check()
     hostile.assert_others_work(bystander)
 
 
 @pytest.mark.parametrize("numbering", ["immediate", "cmdsn-past-max"])
 def test_an_unread_flood_of_nop_out_pings_keeps_memory_bounded(hostile, bystander, numbering):
-    c = hostile.connect()
+    c = unread_flood_connection(hostile)
     size = min(8 * KiB, c.max_send_dsl)
     payload = os.urandom(size)
     imm = numbering == "immediate"
@@ -946,11 +964,9 @@ def test_an_unread_flood_of_nop_out_pings_keeps_memory_bounded(hostile, bystande
 
     with MemWatch(f"{NOP_FLOOD} unread NOP-Out pings of {size} bytes, {numbering}") as mem:
         sent, how = flood(c, pings(), mem, batch=64)
-        time.sleep(2)
-        mem.sample()
-        c.close()
-        hostile.wait_no_raw_sessions()
-    print(f"{sent} of {NOP_FLOOD} pings of {size} bytes sent; the target {how}")
+        gone = close_flooded(hostile, c, mem)
+    print(f"{sent} of {NOP_FLOOD} pings of {size} bytes sent; the target {how}; "
+          f"the session went {gone:.1f} s after the close")
     mem.check()
     hostile.assert_others_work(bystander)
 
