@@ -269,6 +269,11 @@ def tasks_of_every_kind(c):
     nodata = c.submit(ri.cdb_write10(50, 8), write=True, edtl=8 * BS)
     r2t = c.expect(lambda p: p.opcode == ri.R2T and p.itt == nodata.itt, 10, "R2T")
     held = read(c, 100, ri.ATTR_ORDERED)
+    # The ping is answered once the target has taken everything before it
+    # on this connection: a reset from another connection that overtook
+    # the read would leave it a new command after the reset (its unit
+    # attention, not the abort).
+    c.ping()
     return slow, nodata, held, r2t
 
 
