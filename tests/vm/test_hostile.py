@@ -68,6 +68,7 @@ class MemWatch:
     def __init__(self, scenario):
         self.scenario = scenario
         self.before = self.low = self.after = None
+        self.snapshot = None
         self._stop = threading.Event()
         self._thread = None
 
@@ -225,6 +226,10 @@ class Hostile:
         for c in self.conns:
             c.reset()
         self.conns = []
+
+    def keepalive_off(self):
+        """No NOP-In pings on the connections opened from now on."""
+        ietadm("--op", "update", f"--tid={self.name}", "--params=NOPInterval=0")
 
     def raw_sessions(self):
         return [s for s in proc.sessions_of(self.name) if s.initiator == RAW]
@@ -875,7 +880,7 @@ def test_a_window_of_reads_answered_into_a_full_socket_all_arrive_once_read(host
     between them and the write thread. Without keepalive pings: the ping
     queued behind the data would only be read after it, which a debug
     kernel's TCG guest takes longer for than NOPTimeout."""
-    ietadm("--op", "update", f"--tid={hostile.name}", "--params=NOPInterval=0")
+    hostile.keepalive_off()
     c = hostile.connect()
     n = c.window()
     assert n >= 8, f"the target opens a window of {n} commands"
@@ -914,7 +919,7 @@ def unread_flood_connection(hostile):
     pings: once the initiator goes (unread data makes its close a RST) the
     target must notice by itself although its read thread is held and its
     write thread waits for room that never comes."""
-    ietadm("--op", "update", f"--tid={hostile.name}", "--params=NOPInterval=0")
+    hostile.keepalive_off()
     return hostile.connect()
 
 

@@ -79,12 +79,6 @@ def memory_now():
     return memory.available_kib(m), m["SUnreclaim"], m
 
 
-def moved(before, after, over_kib=512):
-    """The /proc/meminfo fields that moved by more than over_kib."""
-    return ", ".join(f"{k} {after[k] - before[k]:+d}" for k in before
-                     if k in after and abs(after[k] - before[k]) > over_kib)
-
-
 class Soak:
     """The targets, their configuration and the sessions to them."""
 
@@ -373,6 +367,8 @@ def test_soak_many_sessions_with_churn(daemon, backing, brd, initiator, ifaces):
             break
         time.sleep(2)
 
+    meminfo_moved = ", ".join(f"{k} {d:+d}" for k, d in
+                              memory.moved(before_mem[2], after_mem[2], 512))
     figures = (f"soak: {len(jobs)} sessions ({PER_TARGET} per target over 4 targets + 1 reset), "
                f"QD{QD}, {seconds} s; logged in in {logged_in:.0f} s, out in {logged_out:.0f} s\n"
                f"soak: fio {writes} writes, {verified} verify reads, 0 errors\n"
@@ -383,7 +379,7 @@ def test_soak_many_sessions_with_churn(daemon, backing, brd, initiator, ifaces):
                f"(drop {mem_drop} KiB besides {anon_rise} KiB more AnonPages, margin {MEM_MARGIN_KIB}); "
                f"SUnreclaim {before_mem[1]} KiB before, {after_mem[1]} KiB after "
                f"(rise {slab_rise} KiB, margin {SLAB_MARGIN_KIB})\n"
-               f"soak: /proc/meminfo moved (KiB): {moved(before_mem[2], after_mem[2])}\n")
+               f"soak: /proc/meminfo moved (KiB): {meminfo_moved}\n")
     print(figures)
     with open(RESULTS / "soak.txt", "a") as f:
         f.write(figures)

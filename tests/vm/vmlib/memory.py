@@ -31,10 +31,15 @@ def per_cpu_free_kib():
     return pages * 4
 
 
+PER_CPU = "per-CPU free lists"
+
+
 def available_kib(info=None):
-    """MemAvailable with the per-CPU lists' free pages counted in."""
+    """MemAvailable with the per-CPU lists' free pages counted in (those
+    of a snapshot()'s meminfo, else read now)."""
     info = info or meminfo()
-    return info["MemAvailable"] + per_cpu_free_kib()
+    per_cpu = info[PER_CPU] if PER_CPU in info else per_cpu_free_kib()
+    return info["MemAvailable"] + per_cpu
 
 
 def slab_kib():
@@ -60,17 +65,22 @@ def vmstat_kib():
 
 def snapshot():
     m = meminfo()
-    m["per-CPU free lists"] = per_cpu_free_kib()
+    m[PER_CPU] = per_cpu_free_kib()
     return m, slab_kib(), vmstat_kib()
 
 
-def where_it_went(before, after, min_kib=1024):
-    """What moved by min_kib or more between two snapshot()s, and the
+def moved(old, new, over_kib):
+    """[(field, KiB it moved by)] of two {field: KiB}, for the fields that
+    moved by more than over_kib, the most first."""
+    deltas = ((k, new.get(k, 0) - old.get(k, 0)) for k in old.keys() | new.keys())
+    return sorted(((k, d) for k, d in deltas if abs(d) > over_kib), key=lambda t: -abs(t[1]))
+
+
+def where_it_went(before, after, over_kib=1023):
+    """What moved by more than over_kib between two snapshot()s, and the
     kernel's socket memory: the explanation of a missed bound."""
     lines = []
     for label, old, new in zip(("meminfo", "slab", "vmstat"), before, after):
-        moved = sorted(((new.get(k, 0) - old.get(k, 0), k) for k in set(old) | set(new)),
-                       key=lambda t: -abs(t[0]))
-        lines += [f"  {label} {k}: {d:+d} KiB" for d, k in moved if abs(d) >= min_kib]
+        lines += [f"  {label} {k}: {d:+d} KiB" for k, d in moved(old, new, over_kib)]
     sockstat = Path("/proc/net/sockstat").read_text().strip().splitlines()
     return "\n".join(lines + ["  " + s for s in sockstat])
