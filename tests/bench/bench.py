@@ -45,6 +45,7 @@ if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
     os.environ["IET_RESULTS"] = str(Path(sys.argv[1]).resolve())
 
 import macro  # noqa: E402
+import schedshare  # noqa: E402
 from vmlib import initiator as ini  # noqa: E402
 from vmlib import storage  # noqa: E402
 from vmlib.target import Ietd, KernelModule, Lun, Target, render_config  # noqa: E402
@@ -340,27 +341,75 @@ def tcp_counters():
     return out
 
 
-PERF = False
+SCHED = False
 
 
-def perf_record(label, results, seconds):
-    """A system-wide profile (software clock: TCG has no PMU) of the
-    measured window, reported by symbol into perf-LABEL.txt."""
-    data = f"/tmp/perf-{label}.data"
-    run(["perf", "record", "-q", "-e", "cpu-clock", "-a", "-g", "-o", data,
-         "--", "sleep", str(seconds)], timeout=seconds + 120, check=False)
-    # Under TCG the idle vCPUs get most samples: leave them out, share the
-    # rest (percentages relative to the busy samples).
-    comms = run(["perf", "report", "-i", data, "--sort", "comm", "--stdio", "-q",
-                 "-g", "none"], timeout=300, check=False).stdout
-    busy = sorted({ln.split()[-1] for ln in comms.splitlines()
-                   if ln.strip() and ln.split()[-1] != "swapper"})
-    rep = run(["perf", "report", "-i", data, "--no-children", "--sort", "comm,sym",
-               "--stdio", "-g", "none", "--percent-limit", "0.5", "--percentage", "relative",
-               "--comms", ",".join(busy) or "none"],
-              timeout=300, check=False).stdout
-    (results / f"perf-{label}.txt").write_text(rep)
-    Path(data).unlink(missing_ok=True)
+TRACEFS = Path("/sys/kernel/tracing")
+SCHED_EVENTS = ("sched/sched_switch", "sched/sched_wakeup")
+
+
+def sched_record(label, results, seconds):
+    """Where the measured window's time goes (schedshare: perf's samples
+    see only the idle task under TCG), into sched-LABEL.txt: a second of
+    the scheduler's switches and wake-ups, which is plenty at thousands of
+    switches a second and keeps the tracing's own cost out of the rest."""
+    if not (TRACEFS / "trace").exists():
+        run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)])
+    (TRACEFS / "tracing_on").write_text("0")
+    (TRACEFS / "buffer_size_kb").write_text("16384")
+    (TRACEFS / "trace").write_text("")
+    for ev in SCHED_EVENTS:
+        (TRACEFS / "events" / ev / "enable").write_text("1")
+    try:
+        (TRACEFS / "tracing_on").write_text("1")
+        time.sleep(min(seconds, 1.0))
+        (TRACEFS / "tracing_on").write_text("0")
+        text = (TRACEFS / "trace").read_text()
+    finally:
+        for ev in SCHED_EVENTS:
+            (TRACEFS / "events" / ev / "enable").write_text("0")
+    lost = sum(int(ln.split()[-1]) for st in TRACEFS.glob("per_cpu/cpu*/stats")
+               for ln in st.read_text().splitlines() if ln.startswith("overrun:"))
+    note = f"{lost} events lost: the figures are short\n" if lost else ""
+    (results / f"sched-{label}.txt").write_text(note + schedshare.report(text))
+    (TRACEFS / "trace").write_text("")
+
+
+def disk_ios(disks):
+    """Reads and writes the disks have completed so far."""
+    total = 0
+    for d in disks:
+        f = (Path("/sys/block") / Path(d).resolve().name / "stat").read_text().split()
+        total += int(f[0]) + int(f[4])
+    return total
+
+
+class JobClock(threading.Thread):
+    """Runs each (delay, fn, args) of plan delay seconds after the disks
+    complete their first I/O of the job, not after fio was started: fio's
+    start-up takes a second or more under TCG, and is not the job (a window
+    timed from the start would count its CPU as the target's)."""
+
+    def __init__(self, disks, plan):
+        super().__init__(daemon=True)
+        self.disks, self.plan = disks, plan
+        self.done = threading.Event()
+
+    def run(self):
+        before = disk_ios(self.disks)
+        while disk_ios(self.disks) == before:
+            if self.done.wait(0.02):
+                return
+        t0 = time.monotonic()
+        for delay, fn, args in self.plan:
+            if self.done.wait(max(0.0, t0 + delay - time.monotonic())):
+                return
+            fn(*args)
+
+    def stop(self):
+        """fio has ended: what has not begun will not; what has, ends."""
+        self.done.set()
+        self.join()
 
 
 def fio(disks, job, runtime, results, label, impl):
@@ -383,21 +432,16 @@ def fio(disks, job, runtime, results, label, impl):
 
     tcp0 = tcp_counters()
 
-    timers = [threading.Timer(RAMP + 0.5, sample, ("a",)),
-              threading.Timer(RAMP + runtime - 0.5, sample, ("b",))]
-    if PERF:
-        timers.append(threading.Timer(RAMP + 0.5, perf_record,
-                                      (label, results, max(1, runtime - 1))))
-    for t in timers:
-        t.start()
+    plan = [(RAMP + 0.5, sample, ("a",)), (RAMP + runtime - 0.5, sample, ("b",))]
+    if SCHED:
+        # Mid-window, clear of both samples.
+        plan.append((RAMP + runtime / 2 - 0.5, sched_record, (label, results, 1)))
+    clock = JobClock(disks, sorted(plan, key=lambda p: p[0]))
+    clock.start()
     try:
         out = run(args, timeout=runtime * 4 + 300).stdout
     finally:
-        for t in timers:
-            t.cancel()
-        for t in timers:
-            if t.is_alive():
-                t.join()        # a profile still being reported
+        clock.stop()
     tcp1 = tcp_counters()
     (results / f"fio-{label}.json").write_text(out)
     j = json.loads(out)["jobs"][0]
@@ -730,8 +774,9 @@ def main():
     ap.add_argument("--targets", default="IET,LIO,tgt", help="which, comma-separated")
     ap.add_argument("--sessions", default=",".join(map(str, SESSIONS)),
                     help="session counts for the 4k jobs on the file backing ('' for none)")
-    ap.add_argument("--perf", action="store_true",
-                    help="profile each job with perf (costs CPU: no figures to compare)")
+    ap.add_argument("--sched", action="store_true",
+                    help="where each job's time goes, by thread, from a second of the "
+                    "scheduler's switches (RESULTS/sched-*.txt; costs CPU: no figures to compare)")
     ap.add_argument("--match", default="",
                     help="only the workloads whose name contains this, e.g. randwrite")
     ap.add_argument("--macro",
@@ -746,8 +791,8 @@ def main():
         saved = json.loads((a.results / "bench.json").read_text())
         report(saved["data"], saved["iperf3_mbps"], a.results, saved.get("macro", {}))
         return
-    global PERF
-    PERF = a.perf
+    global SCHED
+    SCHED = a.sched
     for table in (WORKLOADS, SESSION_WORKLOADS):
         for w in [w for w in table if a.match not in w]:
             del table[w]
