@@ -48,6 +48,7 @@ import macro  # noqa: E402
 import schedshare  # noqa: E402
 from vmlib import initiator as ini  # noqa: E402
 from vmlib import storage  # noqa: E402
+from vmlib.util import udev_settle  # noqa: E402
 from vmlib.target import Ietd, KernelModule, Lun, Target, render_config  # noqa: E402
 from vmlib.util import MiB, run, wait_until  # noqa: E402
 
@@ -385,15 +386,17 @@ def disk_ios(disks):
 
 
 class JobClock(threading.Thread):
-    """Runs each (delay, fn, args) of plan delay seconds after the disks
-    complete their first I/O of the job, not after fio was started: fio's
-    start-up takes a second or more under TCG, and is not the job (a window
-    timed from the start would count its CPU as the target's)."""
+    """Runs each (delay, fn, args) of plan, each in a thread of its own,
+    delay seconds after the disks complete their first I/O of the job,
+    not after fio was started: fio's start-up takes a second or more under
+    TCG, and is not the job (a window timed from the start would count its
+    CPU as the target's)."""
 
     def __init__(self, disks, plan):
         super().__init__(daemon=True)
         self.disks, self.plan = disks, plan
         self.done = threading.Event()
+        self.timers = []
 
     def run(self):
         before = disk_ios(self.disks)
@@ -402,14 +405,18 @@ class JobClock(threading.Thread):
                 return
         t0 = time.monotonic()
         for delay, fn, args in self.plan:
-            if self.done.wait(max(0.0, t0 + delay - time.monotonic())):
-                return
-            fn(*args)
+            t = threading.Timer(max(0.0, t0 + delay - time.monotonic()), fn, args)
+            t.start()
+            self.timers.append(t)
 
     def stop(self):
         """fio has ended: what has not begun will not; what has, ends."""
         self.done.set()
         self.join()
+        for t in self.timers:
+            t.cancel()
+        for t in self.timers:
+            t.join()
 
 
 def fio(disks, job, runtime, results, label, impl):
@@ -436,7 +443,7 @@ def fio(disks, job, runtime, results, label, impl):
     if SCHED:
         # Mid-window, clear of both samples.
         plan.append((RAMP + runtime / 2 - 0.5, sched_record, (label, results, 1)))
-    clock = JobClock(disks, sorted(plan, key=lambda p: p[0]))
+    clock = JobClock(disks, plan)
     clock.start()
     try:
         out = run(args, timeout=runtime * 4 + 300).stdout
@@ -507,6 +514,9 @@ def measure(impls, backing, size, runtime, results, sessions):
             if (impl.iqn, impl.portal) not in disks:
                 login = ini.login(impl.iqn, impl.portal)
                 disks[impl.iqn, impl.portal] = login.disk(impl.lun)
+        # udev probing the last disk logged in (sg_inq, multipath: a third
+        # of a vCPU here) must not overlap the first job, which is IET's.
+        udev_settle()
         for w, job in WORKLOADS.items():
             for impl in impls:
                 label = f"{impl.name}-{backing}-{w}".replace(" ", "_")
@@ -545,7 +555,9 @@ def login_sessions(impl, n):
     ini.login_ifaces(impl.iqn, names, timeout=600, portal=impl.portal)
     by_iface = ini.sessions_by_iface(impl.iqn)
     assert len(by_iface) == n, f"{len(by_iface)} of {n} sessions logged in"
-    return [ini.disk_of(by_iface[name], impl.lun, portal=impl.portal) for name in names]
+    disks = [ini.disk_of(by_iface[name], impl.lun, portal=impl.portal) for name in names]
+    udev_settle()
+    return disks
 
 
 def logout_sessions(impl, n):
