@@ -386,11 +386,13 @@ def disk_ios(disks):
 
 
 class JobClock(threading.Thread):
-    """Runs each (delay, fn, args) of plan, each in a thread of its own,
-    delay seconds after the disks complete their first I/O of the job,
-    not after fio was started: fio's start-up takes a second or more under
-    TCG, and is not the job (a window timed from the start would count its
-    CPU as the target's)."""
+    """Runs plan, (delay, fn, args, alone) each, delay seconds after the
+    disks complete their first I/O of the job, not after fio was started:
+    fio's start-up takes a second or more under TCG, and is not the job (a
+    window timed from the start would count its CPU as the target's). The
+    items run one after the other in this thread, in order (a sample late
+    because the one before it was slow still comes after it), those alone
+    in a thread of their own."""
 
     def __init__(self, disks, plan):
         super().__init__(daemon=True)
@@ -404,10 +406,16 @@ class JobClock(threading.Thread):
             if self.done.wait(0.02):
                 return
         t0 = time.monotonic()
-        for delay, fn, args in self.plan:
-            t = threading.Timer(max(0.0, t0 + delay - time.monotonic()), fn, args)
-            t.start()
-            self.timers.append(t)
+        for delay, fn, args, alone in self.plan:
+            if alone:
+                t = threading.Timer(max(0.0, t0 + delay - time.monotonic()), fn, args)
+                t.start()
+                self.timers.append(t)
+        for delay, fn, args, alone in self.plan:
+            if not alone:
+                if self.done.wait(max(0.0, t0 + delay - time.monotonic())):
+                    return
+                fn(*args)
 
     def stop(self):
         """fio has ended: what has not begun will not; what has, ends."""
@@ -431,18 +439,23 @@ def fio(disks, job, runtime, results, label, impl):
     samples = {}
 
     def sample(key):
-        # Reading every thread's stat costs CPU: outside the window.
-        pre = all_task_cpu() if key == "a" else None
+        # Reading every thread's stat costs CPU (seconds with 64 sessions
+        # under TCG): at the first I/O, well before the window, and after it.
+        if key == "pre":
+            samples["pre"] = (time.monotonic(), all_task_cpu())
+            return
         split = cpu_split()
-        core = (sum(split.values()), task_cpu(impl.threads()), time.monotonic(), split)
-        samples[key] = core + (pre if pre is not None else all_task_cpu(),)
+        samples[key] = (sum(split.values()), task_cpu(impl.threads()), time.monotonic(), split)
+        if key == "b":
+            samples["post"] = (time.monotonic(), all_task_cpu())
 
     tcp0 = tcp_counters()
 
-    plan = [(RAMP + 0.5, sample, ("a",)), (RAMP + runtime - 0.5, sample, ("b",))]
+    plan = [(0, sample, ("pre",), False), (RAMP + 0.5, sample, ("a",), False),
+            (RAMP + runtime - 0.5, sample, ("b",), False)]
     if SCHED:
         # Mid-window, clear of both samples.
-        plan.append((RAMP + runtime / 2 - 0.5, sched_record, (label, results, 1)))
+        plan.append((RAMP + runtime / 2 - 0.5, sched_record, (label, results, 1), True))
     clock = JobClock(disks, plan)
     clock.start()
     try:
@@ -461,8 +474,8 @@ def fio(disks, job, runtime, results, label, impl):
         res[key] = pct.get(p, float("nan")) / 1000
     res["tcp"] = {k.split(":")[1]: tcp1.get(k, 0) - tcp0.get(k, 0)
                   for k in TCP_COUNTERS if tcp1.get(k, 0) != tcp0.get(k, 0)}
-    if "a" in samples and "b" in samples:
-        (b0, t0, m0, s0, a0), (b1, t1, m1, s1, a1) = samples["a"], samples["b"]
+    if all(k in samples for k in ("pre", "a", "b")):
+        (b0, t0, m0, s0), (b1, t1, m1, s1) = samples["a"], samples["b"]
         secs = m1 - m0
         gib = side["bw_bytes"] * secs / 2**30
         cmds = side["iops"] * secs
@@ -473,7 +486,8 @@ def fio(disks, job, runtime, results, label, impl):
         # Where the time went: vCPUs busy in each context, and the
         # busiest threads (tasks that ended in the window are missed).
         res["cpu_split"] = {k: round((s1[k] - s0[k]) / secs, 3) for k in s0}
-        res["busiest"] = busiest(a0, a1, secs)
+        (p0, a0), (p1, a1) = samples["pre"], samples["post"]
+        res["busiest"] = busiest(a0, a1, p1 - p0)
     return res
 
 
