@@ -48,9 +48,8 @@ import macro  # noqa: E402
 import schedshare  # noqa: E402
 from vmlib import initiator as ini  # noqa: E402
 from vmlib import storage  # noqa: E402
-from vmlib.util import udev_settle  # noqa: E402
 from vmlib.target import Ietd, KernelModule, Lun, Target, render_config  # noqa: E402
-from vmlib.util import MiB, run, wait_until  # noqa: E402
+from vmlib.util import MiB, run, udev_settle, wait_until  # noqa: E402
 
 WORKLOADS = {
     "4k randread QD1": {"bs": "4k", "rw": "randread", "iodepth": 1},
