@@ -377,11 +377,7 @@ def sched_record(label, results, seconds):
 
 def disk_ios(disks):
     """Reads and writes the disks have completed so far."""
-    total = 0
-    for d in disks:
-        f = (Path("/sys/block") / Path(d).resolve().name / "stat").read_text().split()
-        total += int(f[0]) + int(f[4])
-    return total
+    return sum(sum(ini.disk_stat(d)) for d in disks)
 
 
 class JobClock(threading.Thread):
