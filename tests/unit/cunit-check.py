@@ -11,18 +11,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "vm", "vmlib"))
 import cunit  # noqa: E402
+from pycheck import Checks  # noqa: E402
 
-passed = failed = 0
-
-
-def check(name, cond):
-    global passed, failed
-    if cond:
-        print(f"ok   cunit: {name}")
-        passed += 1
-    else:
-        print(f"FAIL cunit: {name}")
-        failed += 1
+check = Checks("cunit")
 
 
 def raises(fn, *args):
@@ -114,5 +105,4 @@ check("the committed list has one line per test, each with a reason",
 check("the committed list names only tests libiscsi 1.19 has",
       not [n for n in committed if n not in res])
 
-print(f"cunit: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.finish()

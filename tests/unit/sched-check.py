@@ -10,18 +10,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 import schedshare  # noqa: E402
+from pycheck import Checks  # noqa: E402
 
-passed = failed = 0
-
-
-def check(name, cond):
-    global passed, failed
-    if cond:
-        print(f"ok   sched: {name}")
-        passed += 1
-    else:
-        print(f"FAIL sched: {name}")
-        failed += 1
+check = Checks("sched")
 
 
 def sw(cpu, t, prev, nxt):
@@ -63,5 +54,4 @@ kw = next(ln for ln in text.splitlines() if ln.startswith("kworker/N:NH"))
 check("the report gives a thread's vCPUs per CPU and in all", kw.split()[1:] == ["0.100", "0.500", "0.600"])
 check("the report gives wake-ups per second", "       2  idle -> iet_rx/N.N" in text)
 check("a trace without switches says so", schedshare.report("# nothing\n").startswith("no scheduler"))
-print(f"sched: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+check.finish()
