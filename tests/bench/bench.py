@@ -398,9 +398,10 @@ def diskstats(names):
 
 class JobClock(threading.Thread):
     """Runs plan, (delay, fn, args, alone) each, delay seconds after every
-    one of the disks (kernel names) has completed an I/O of the job, not after fio was
-    started: fio's start-up takes a second or more under TCG and is not
-    the job, and over many sessions its jobs start one after the other.
+    one of the disks (kernel names) has completed an I/O of the job, not
+    after fio was started: fio's start-up takes a second or more under
+    TCG and is not the job, and over many sessions its jobs start one
+    after the other.
     The items run one after the other in this thread, in order (a sample
     late because the one before it was slow still comes after it), those
     alone in a thread of their own."""
@@ -430,6 +431,7 @@ class JobClock(threading.Thread):
                 if self.done.wait(max(0.0, t0 + delay - time.monotonic())):
                     return
                 fn(*args)
+
     def stop(self):
         """fio has ended: what has not begun will not; what has, ends."""
         self.done.set()
@@ -471,8 +473,8 @@ def fio(disks, job, runtime, results, label, impl):
                         "threads": task_cpu(pids) if one else math.nan}
 
     def snapshot(key):
-        # Every thread's CPU time, for the busiest: at the first I/O, well
-        # before the window, and after it.
+        # Every thread's CPU time, for the busiest: once every disk has
+        # done I/O, well before the window, and after it.
         samples[key] = (time.monotonic(), all_task_cpu())
 
     tcp0 = tcp_counters()
