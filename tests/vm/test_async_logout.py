@@ -38,8 +38,14 @@ def second(a):
     b = Connection(a.target, timeout=30, isid=a.isid, cid=1).connect()
     b.tsih = a.tsih
     b.login({"MaxConnections": 2}, cmdsn=a.cmdsn, clear_ua=False)
-    [s] = proc.sessions_of(a.target)
-    assert sorted(c.cid for c in s.conns) == [0, 1]
+
+    # ietd hands the socket to the kernel after the final Login Response
+    # has gone out, so the connection may reach /proc a moment later.
+    def both():
+        [s] = proc.sessions_of(a.target)
+        return sorted(c.cid for c in s.conns) == [0, 1]
+
+    wait_until(both, 10, "connection 1 to join the session in /proc")
     return b
 
 
