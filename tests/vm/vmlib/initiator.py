@@ -5,6 +5,7 @@ There is no udev in the guest: sessions and disks are found through sysfs,
 and a missing /dev node is made with mknod.
 """
 
+import concurrent.futures
 import contextlib
 import errno
 import os
@@ -317,15 +318,23 @@ def logout_all(timeout=120):
 
 # ---- several sessions to one target, one through each iface record
 
+def _each_iface(names, fn):
+    """fn(name) for each of names, several iscsiadm at once: one at a
+    time, 64 records took 20 s under TCG, mostly iscsiadm's start-up."""
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        list(pool.map(fn, names))
+
+
 def make_ifaces(names):
-    for name in names:
+    def make(name):
         iscsiadm("-m", "iface", "-I", name, "-o", "delete", check=False)
         iscsiadm("-m", "iface", "-I", name, "-o", "new")
+    _each_iface(names, make)
 
 
 def delete_ifaces(names):
-    for name in names:
-        iscsiadm("-m", "iface", "-I", name, "-o", "delete", check=False)
+    _each_iface(names, lambda name: iscsiadm("-m", "iface", "-I", name, "-o", "delete",
+                                             check=False))
 
 
 def login_ifaces(target, names, timeout=600, portal=PORTAL):
