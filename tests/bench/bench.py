@@ -644,8 +644,7 @@ def udev_paused():
     disks' nodes come from devtmpfs; sd_mod, which udev would load, is
     loaded here."""
     run(["modprobe", "sd_mod"])
-    pids = subprocess.run(["pgrep", "-x", "systemd-udevd"], capture_output=True,
-                          text=True).stdout.split()
+    pids = run(["pgrep", "-x", "systemd-udevd"], check=False).stdout.split()
     if not pids:
         yield
         return
