@@ -71,12 +71,69 @@ int iet_buf_alloc(struct iet_buf *buf, u32 len)
 	return ret;
 }
 
+/*
+ * Pages lent to a read (iet_backend_ops.lend) rather than allocated: a
+ * reference the buffer takes over, to len bytes of the page (at most a
+ * page) appended to it. Only the last page may be short: false, with the
+ * reference left to the caller, where the buffer is full or its last page
+ * is.
+ */
+bool iet_buf_lend(struct iet_buf *buf, struct page *page, u32 len)
+{
+	struct bio_vec *bv;
+
+	if (buf->nr == buf->cap || buf->len % PAGE_SIZE || !len ||
+	    len > PAGE_SIZE)
+		return false;
+	bv = &buf->bvec[buf->nr++];
+	bv->bv_page = page;
+	bv->bv_offset = 0;
+	bv->bv_len = len;
+	buf->len += len;
+	return true;
+}
+
+/* Drop the pages, allocated or lent; the buffer stays reserved. */
+void iet_buf_return(struct iet_buf *buf)
+{
+	while (buf->nr)
+		put_page(buf->bvec[--buf->nr].bv_page);
+	buf->len = 0;
+}
+
+/* Read by nobody's writes: lent to every read of zeros. */
+static struct page *zero_page;
+
+/* Fill a reserved, empty buffer with len bytes of zeros, by reference. */
+int iet_buf_lend_zeros(struct iet_buf *buf, u32 len)
+{
+	while (buf->len < len) {
+		get_page(zero_page);
+		if (!iet_buf_lend(buf, zero_page,
+				  min_t(u32, len - buf->len, PAGE_SIZE))) {
+			put_page(zero_page);
+			iet_buf_return(buf);
+			return -EAGAIN;
+		}
+	}
+	return 0;
+}
+
+int iet_buf_init(void)
+{
+	zero_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	return zero_page ? 0 : -ENOMEM;
+}
+
+/* Sockets may hold the page a while yet: it goes with the last of them. */
+void iet_buf_exit(void)
+{
+	put_page(zero_page);
+}
+
 void iet_buf_free(struct iet_buf *buf)
 {
-	unsigned int i;
-
-	for (i = 0; i < buf->nr; i++)
-		__free_page(buf->bvec[i].bv_page);
+	iet_buf_return(buf);
 	kvfree(buf->bvec);
 	buf->bvec = NULL;
 	buf->nr = 0;

@@ -100,27 +100,19 @@ int iet_cmd_buf_alloc(struct iet_cmd *cmd, struct iet_buf *buf, u32 len)
 }
 
 /*
- * Grow a SCSI command's buffer to len bytes within its connection's limit
- * of pinned bytes (a connection that pins nothing may always go on, so
- * that one command of any size makes progress). Over the limit the
- * command waits on conn->mem_wait and does `then` once memory of the
- * connection is freed: -EAGAIN. Out of memory: -ENOMEM.
+ * Whether more bytes may be pinned by the command's connection now (0): a
+ * connection that pins nothing may always go on, so that one command of
+ * any size makes progress. Over the limit the command waits on
+ * conn->mem_wait and does `then` once memory of the connection is freed:
+ * -EAGAIN.
  */
-int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len, enum iet_mem_wait then)
+int iet_cmd_pin_room(struct iet_cmd *cmd, u32 more, enum iet_mem_wait then)
 {
 	struct iet_conn *conn = cmd->conn;
-	struct iet_buf *buf = &cmd->req.buf;
 	long pinned = atomic_long_read(&conn->pinned);
-	u32 old = buf->len;
-	int ret;
 
-	if (len <= old)
+	if (!more || !pinned || pinned + more <= IET_CONN_PIN_MAX)
 		return 0;
-	if (!pinned || pinned + len - old <= IET_CONN_PIN_MAX) {
-		ret = iet_buf_grow(buf, len);
-		count_pinned(cmd, buf->len - old);
-		return ret;
-	}
 	spin_lock(&conn->lock);
 	iet_cmd_get(cmd);
 	cmd->mem_wait = then;
@@ -128,9 +120,46 @@ int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len, enum iet_mem_wait then)
 	spin_unlock(&conn->lock);
 	/* Pairs with the barrier in cmd_release(): a release since is seen. */
 	smp_mb();
-	if (atomic_long_read(&conn->pinned) + len - old <= IET_CONN_PIN_MAX)
+	if (atomic_long_read(&conn->pinned) + more <= IET_CONN_PIN_MAX)
 		iet_conn_mem_kick(conn);
 	return -EAGAIN;
+}
+
+/*
+ * Grow a SCSI command's buffer to len bytes within its connection's limit
+ * of pinned bytes (iet_cmd_pin_room()): -EAGAIN while it waits for room.
+ * Out of memory: -ENOMEM.
+ */
+int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len, enum iet_mem_wait then)
+{
+	struct iet_buf *buf = &cmd->req.buf;
+	u32 old = buf->len;
+	int ret;
+
+	if (len <= old)
+		return 0;
+	ret = iet_cmd_pin_room(cmd, len - old, then);
+	if (ret)
+		return ret;
+	ret = iet_buf_grow(buf, len);
+	count_pinned(cmd, buf->len - old);
+	return ret;
+}
+
+/*
+ * A read's pages lent by its backend, counted against the limit as if
+ * allocated (they are held as long): true when the read is served, its
+ * buffer full; false with nothing lent.
+ */
+bool iet_cmd_buf_lend(struct iet_cmd *cmd)
+{
+	struct iet_scsi_req *req = &cmd->req;
+
+	if (req->lun->ops->lend(req->lun, req, cmd->conn->ddigest))
+		return false;
+	req->io.done = req->io.len;
+	count_pinned(cmd, req->buf.len);
+	return true;
 }
 
 /* Memory was freed (or a waiter aborted): the write thread retries. */

@@ -11,8 +11,10 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/stat.h>
+#include <linux/swap.h>
 #include <linux/uio.h>
 
 #include "iet.h"
@@ -221,6 +223,59 @@ static int fileio_read_cached(struct iet_lun *lun, struct iet_scsi_req *req)
 	return ret < 0 && ret != -EAGAIN && ret != -EOPNOTSUPP ? ret : -EAGAIN;
 }
 
+/*
+ * A cached read without a copy: the page cache's own pages, by reference,
+ * where every one is there and up to date and none marks where readahead
+ * goes on (a read that meets one goes to an I/O thread, which reads the
+ * next window ahead). A write to a lent page before it is sent changes
+ * what is sent, as a write racing a read may; but with a data digest it
+ * would fail the digest, so then the read copies.
+ */
+static int fileio_lend(struct iet_lun *lun, struct iet_scsi_req *req,
+		       bool digest)
+{
+	struct address_space *mapping = fileio_file(lun)->f_mapping;
+	struct iet_buf *buf = &req->buf;
+	pgoff_t index = req->io.pos >> PAGE_SHIFT;
+	u32 len = req->io.len;
+
+	if (digest || offset_in_page(req->io.pos))
+		return -EAGAIN;
+	while (buf->len < len) {
+		/* NULL before 6.3, an ERR_PTR since. */
+		struct folio *folio = filemap_get_folio(mapping, index);
+		pgoff_t end;
+
+		if (IS_ERR_OR_NULL(folio))
+			goto miss;
+		if (!folio_test_uptodate(folio) ||
+		    folio_test_readahead(folio) ||
+		    READ_ONCE(folio->mapping) != mapping) {
+			folio_put(folio);
+			goto miss;
+		}
+		folio_mark_accessed(folio);
+		end = folio->index + folio_nr_pages(folio);
+		/* A reference a page: the buffer puts each. */
+		for (;;) {
+			struct page *page = folio_page(folio, index - folio->index);
+
+			if (!iet_buf_lend(buf, page, min_t(u32, len - buf->len,
+							   PAGE_SIZE))) {
+				folio_put(folio);
+				goto miss;
+			}
+			if (++index == end || buf->len == len)
+				break;
+			folio_get(folio);
+		}
+	}
+	return 0;
+miss:
+	iet_buf_return(buf);
+	return -EAGAIN;
+}
+
 static int fileio_write(struct iet_lun *lun, struct iet_scsi_req *req)
 {
 	struct fileio *fio = lun->private;
@@ -336,6 +391,7 @@ const struct iet_backend_ops iet_fileio_ops = {
 	.detach = fileio_detach,
 	.submit = fileio_submit,
 	.read_cached = fileio_read_cached,
+	.lend = fileio_lend,
 	.prefetch = fileio_prefetch,
 	.unmap = fileio_unmap,
 	.mapped = fileio_mapped,

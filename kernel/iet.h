@@ -62,6 +62,11 @@ int iet_buf_alloc(struct iet_buf *buf, u32 len);
 int iet_buf_reserve(struct iet_buf *buf, u32 len);
 int iet_buf_grow(struct iet_buf *buf, u32 len);
 void iet_buf_free(struct iet_buf *buf);
+bool iet_buf_lend(struct iet_buf *buf, struct page *page, u32 len);
+void iet_buf_return(struct iet_buf *buf);
+int iet_buf_lend_zeros(struct iet_buf *buf, u32 len);
+int iet_buf_init(void);
+void iet_buf_exit(void);
 void iet_buf_copy_to(struct iet_buf *buf, u32 off, const void *src, u32 len);
 void iet_buf_copy_from(const struct iet_buf *buf, u32 off, void *dst, u32 len);
 void iet_buf_zero(struct iet_buf *buf, u32 off, u32 len);
@@ -112,8 +117,13 @@ int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
  * does synchronous VFS I/O says so (blocking): then only the target's I/O
  * threads call it. read_cached() serves a read from what is in memory and
  * never sleeps: it returns 0 once io.done covers io.len, else -EAGAIN
- * (having moved io.done on by what it found). prefetch(), if there, starts
- * reading a range into the backend's cache, from an I/O thread.
+ * (having moved io.done on by what it found). lend(), if there, serves a
+ * whole read the same way without copying: it fills the command's reserved
+ * buffer with references to pages that already hold the data (the page
+ * cache, a page of zeros) and returns 0, or -EAGAIN with the buffer left
+ * empty; with digest the Data-In is digested before it is sent, and only
+ * pages nobody writes may be lent. prefetch(), if there, starts reading a
+ * range into the backend's cache, from an I/O thread.
  *
  * Thin provisioning, where attach() found the storage can (lun->thin),
  * from an I/O thread: unmap() deallocates whole blocks, and with zero the
@@ -131,6 +141,8 @@ struct iet_backend_ops {
 	void (*detach)(struct iet_lun *lun);
 	void (*submit)(struct iet_lun *lun, struct iet_scsi_req *req);
 	int (*read_cached)(struct iet_lun *lun, struct iet_scsi_req *req);
+	int (*lend)(struct iet_lun *lun, struct iet_scsi_req *req,
+		    bool digest);
 	void (*prefetch)(struct iet_lun *lun, loff_t pos, u64 len);
 	int (*unmap)(struct iet_lun *lun, loff_t pos, u64 len, bool zero);
 	int (*mapped)(struct iet_lun *lun, loff_t pos, loff_t *end,
@@ -873,6 +885,8 @@ struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind);
 struct iet_cmd *iet_cmd_alloc_rx(struct iet_conn *conn, enum iet_cmd_kind kind);
 int iet_cmd_buf_alloc(struct iet_cmd *cmd, struct iet_buf *buf, u32 len);
 int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len, enum iet_mem_wait then);
+int iet_cmd_pin_room(struct iet_cmd *cmd, u32 more, enum iet_mem_wait then);
+bool iet_cmd_buf_lend(struct iet_cmd *cmd);
 void iet_conn_mem_retry(struct iet_conn *conn);
 void iet_conn_mem_kick(struct iet_conn *conn);
 void iet_cmd_get(struct iet_cmd *cmd);

@@ -10,9 +10,12 @@ static int __init iet_init(void)
 	int ret;
 
 	iet_opcodes_init();
-	ret = iet_cmd_cache_init();
+	ret = iet_buf_init();
 	if (ret)
 		return ret;
+	ret = iet_cmd_cache_init();
+	if (ret)
+		goto out_buf;
 	ret = iet_conn_init();
 	if (ret)
 		goto out_cache;
@@ -31,6 +34,8 @@ out_conn:
 	iet_conn_exit();
 out_cache:
 	iet_cmd_cache_exit();
+out_buf:
+	iet_buf_exit();
 	return ret;
 }
 
@@ -46,6 +51,7 @@ static void __exit iet_exit(void)
 	iet_netlink_exit();
 	iet_procfs_exit();
 	iet_cmd_cache_exit();
+	iet_buf_exit();
 	pr_info("iSCSI Enterprise Target unloaded\n");
 }
 

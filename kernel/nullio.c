@@ -22,10 +22,18 @@ static void nullio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 	iet_scsi_io_done(req, 0);
 }
 
+/* Zeros without writing them: one page of zeros, lent to every read. */
+static int nullio_lend(struct iet_lun *lun, struct iet_scsi_req *req,
+		       bool digest)
+{
+	return iet_buf_lend_zeros(&req->buf, req->io.len);
+}
+
 const struct iet_backend_ops iet_nullio_ops = {
 	.name = "nullio",
 	.type = IET_LUN_NULLIO,
 	.attach = nullio_attach,
 	.detach = nullio_detach,
 	.submit = nullio_submit,
+	.lend = nullio_lend,
 };
