@@ -268,9 +268,7 @@ class Hostile:
 
 
 def block_size(c, lun):
-    r = c.execute(ri.cdb_read_capacity10(), lun=lun, read=True, edtl=8, timeout=ANSWER_S)
-    assert r.status == ri.GOOD, f"READ CAPACITY(10) of LUN {lun}: status {r.status:#x}"
-    return struct.unpack(">II", r.data[:8])[1]
+    return c.block_size(lun, timeout=ANSWER_S)
 
 
 class Bystander:

@@ -44,12 +44,6 @@ def lent(ietd, backing):
         c.reset()
 
 
-def block_size(c, lun):
-    r = c.execute(ri.cdb_read_capacity10(), lun=lun, read=True, edtl=8, timeout=ANSWER_S)
-    assert r.status == ri.GOOD, f"READ CAPACITY(10) of LUN {lun}: status {r.status:#x}"
-    return int.from_bytes(r.data[4:8], "big")
-
-
 def read(c, lun, off, size, bs):
     r = c.execute(ri.cdb_read10(off // bs, size // bs), lun=lun, read=True, edtl=size,
                   timeout=ANSWER_S)
@@ -108,7 +102,7 @@ def test_nullio_reads_zeros_whatever_was_written(lent):
     zeros every read shares would show in all of them)."""
     connect, _ = lent
     c = connect()
-    bs = block_size(c, 0)
+    bs = c.block_size(0, timeout=ANSWER_S)
     write(c, 0, 0, b"\xa5" * MiB, bs)
     for off, size in ((0, 4 * KiB), (0, MiB), (bs, 128 * KiB + bs), (8 * MiB, 8 * MiB)):
         assert read(c, 0, off, size, bs) == bytes(size), \
@@ -125,7 +119,7 @@ def test_fileio_reads_follow_what_the_page_cache_holds(lent, digest):
     connect, path = lent
     c = connect(DataDigest=digest)
     assert c.params.get("DataDigest") == digest, c.params
-    bs = block_size(c, 1)
+    bs = c.block_size(1, timeout=ANSWER_S)
     size = 128 * KiB
     first = os.urandom(size)
     write(c, 1, MiB, first, bs)
@@ -153,7 +147,7 @@ def test_fileio_read_after_the_file_shrank_is_an_error_then_zeros(lent):
     grows again that range is a hole and reads as zeros."""
     connect, path = lent
     c = connect()
-    bs = block_size(c, 1)
+    bs = c.block_size(1, timeout=ANSWER_S)
     size = 128 * KiB            # lent while cached
     old = os.urandom(size)
     write(c, 1, 8 * MiB, old, bs)
@@ -182,7 +176,7 @@ def test_every_lent_page_is_given_back(ietd, brd):
     size = 16 * MiB
     try:
         c.login()
-        bs = block_size(c, 0)
+        bs = c.block_size(0, timeout=ANSWER_S)
         data = os.urandom(size)
         for off in range(0, size, MiB):
             write(c, 0, off, data[off:off + MiB], bs)

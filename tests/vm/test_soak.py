@@ -231,9 +231,7 @@ class Churn:
         c = ri.Connection(self.soak.wt, initiator=RAW, timeout=ANSWER_S)
         c.connect()
         c.login()
-        r = c.execute(ri.cdb_read_capacity10(), lun=0, read=True, edtl=8, timeout=ANSWER_S)
-        assert r.status == ri.GOOD, f"READ CAPACITY(10): status {r.status:#x}"
-        bs = int.from_bytes(r.data[4:8], "big")
+        bs = c.block_size(0, timeout=ANSWER_S)
         blocks = MiB // bs
         lba = (n * blocks) % (LUN_SIZE // bs - blocks)
         task = c.submit(ri.cdb_read10(lba, blocks), lun=0, read=True, edtl=MiB)

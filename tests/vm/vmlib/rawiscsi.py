@@ -1231,6 +1231,12 @@ class Connection:
         """submit() and wait()."""
         return self.wait(self.submit(cdb, **kw), timeout)
 
+    def block_size(self, lun, timeout=None):
+        """The logical block size of a LUN, from READ CAPACITY(10)."""
+        r = self.execute(cdb_read_capacity10(), lun=lun, read=True, edtl=8, timeout=timeout)
+        assert r.status == GOOD, f"READ CAPACITY(10) of LUN {lun}: status {r.status:#x}"
+        return struct.unpack(">I", r.data[4:8])[0]
+
     def ping(self, data=b"", timeout=None):
         """A NOP-Out ping (immediate); returns the NOP-In."""
         itt = self.next_itt()
