@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The Linux initiator: iscsid, iscsiadm, and the disks its sessions bring.
 
-There is no udev in the guest: sessions and disks are found through sysfs,
-and a missing /dev node is made with mknod.
+Sessions and disks are found through sysfs rather than udev's links (the
+guest's udev may still be probing a new disk), and a /dev node devtmpfs
+lacks is made with mknod.
 """
 
 import concurrent.futures
