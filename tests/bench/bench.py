@@ -47,6 +47,7 @@ if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
 
 import macro  # noqa: E402
 import schedshare  # noqa: E402
+import tcgprof  # noqa: E402
 from vmlib import initiator as ini  # noqa: E402
 from vmlib import storage  # noqa: E402
 from vmlib.target import Ietd, KernelModule, Lun, Target, render_config  # noqa: E402
@@ -358,7 +359,7 @@ SCHED_EVENTS = ("sched/sched_switch", "sched/sched_wakeup")
 
 def sched_record(label, results, seconds):
     """Where the measured window's time goes (schedshare: perf's samples
-    see only the idle task under TCG), into sched-LABEL.txt: a second of
+    never see kernel code under TCG), into sched-LABEL.txt: a second of
     the scheduler's switches and wake-ups, which is plenty at thousands of
     switches a second and keeps the tracing's own cost out of the rest."""
     if not (TRACEFS / "trace").exists():
@@ -381,6 +382,31 @@ def sched_record(label, results, seconds):
     note = f"{lost} events lost: the figures are short\n" if lost else ""
     (results / f"sched-{label}.txt").write_text(note + schedshare.report(text))
     (TRACEFS / "trace").write_text("")
+
+
+PROFILE = False
+PROFILES = iter(range(1, 1 << 30))
+
+
+def profile_record(label, results, seconds, names):
+    """The guest instructions of seconds of the job by kernel function,
+    counted by the emulator (the tcgprof plugin scripts/bench --profile
+    loads, driven through RESULTS/tcgprof), into profile-LABEL.txt."""
+    ctl, n = results / "tcgprof", next(PROFILES)
+    Path("/proc/sys/kernel/kptr_restrict").write_text("0\n")
+    before = diskstats(names)
+    (ctl / f"start-{n}").touch()
+    wait_until(lambda: (ctl / f"started-{n}").exists(), timeout=30, what="tcgprof to start")
+    time.sleep(seconds)
+    (ctl / f"stop-{n}").touch()
+    after = diskstats(names)
+    wait_until(lambda: (ctl / f"profile-{n}").exists(), timeout=60, what="tcgprof's profile")
+    cmds = sum(after[d][0] - before[d][0] for d in after)
+    text = tcgprof.report((ctl / f"profile-{n}").read_text(),
+                          Path("/proc/kallsyms").read_text(), cmds)
+    for f in ("start", "started", "stop", "profile"):
+        (ctl / f"{f}-{n}").unlink()
+    (results / f"profile-{label}.txt").write_text(f"{label}, {seconds:.1f} s\n{text}")
 
 
 def diskstats(names):
@@ -487,6 +513,8 @@ def fio(disks, job, runtime, results, label, impl):
     if SCHED:
         # Mid-window, clear of both samples.
         plan.append((RAMP + runtime / 2 - 0.5, sched_record, (label, results, 1), True))
+    if PROFILE:
+        plan.append((RAMP + 0.5, profile_record, (label, results, runtime - 1, names), True))
     clock = JobClock(names, plan)
     clock.start()
     try:
@@ -901,6 +929,10 @@ def main():
     ap.add_argument("--sched", action="store_true",
                     help="where each job's time goes, by thread, from a second of the "
                     "scheduler's switches (RESULTS/sched-*.txt; costs CPU: no figures to compare)")
+    ap.add_argument("--profile", action="store_true",
+                    help="the guest's instructions by kernel function in each job, counted "
+                    "by the emulator (RESULTS/profile-*.txt; needs scripts/bench --profile, "
+                    "which loads the tcgprof plugin; no figures to compare)")
     ap.add_argument("--match", default="",
                     help="only the workloads whose name contains this, e.g. randwrite")
     ap.add_argument("--macro",
@@ -915,8 +947,10 @@ def main():
         saved = json.loads((a.results / "bench.json").read_text())
         report(saved["data"], saved["iperf3_mbps"], a.results, saved.get("macro", {}))
         return
-    global SCHED
-    SCHED = a.sched
+    global SCHED, PROFILE
+    SCHED, PROFILE = a.sched, a.profile
+    if PROFILE and not (a.results / "tcgprof").is_dir():
+        ap.error("--profile: run through scripts/bench --profile (no tcgprof plugin)")
     for table in (WORKLOADS, SESSION_WORKLOADS):
         for w in [w for w in table if a.match not in w]:
             del table[w]

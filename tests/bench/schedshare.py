@@ -4,9 +4,10 @@ thread's share of each CPU and who wakes whom, read from an ftrace of
 sched_switch and sched_wakeup.
 
 perf's sampling cannot say it here: under TCG there is no PMU, and its
-software clock's samples all land on the idle task (a CPU-bound loop in the
-guest gets none). The switches are exact whatever the clock: a thread's
-time on a CPU is from the switch to it to the switch away."""
+software clock never samples kernel code (a thread busy in the kernel gets
+no samples, the idle task gets them). The switches are exact whatever the
+clock: a thread's time on a CPU is from the switch to it to the switch
+away. tcgprof.py says where the instructions go."""
 
 import re
 from collections import Counter, defaultdict
