@@ -21,6 +21,8 @@ int iet_buf_reserve(struct iet_buf *buf, u32 len)
 	buf->nr = 0;
 	buf->cap = DIV_ROUND_UP(len, PAGE_SIZE);
 	buf->len = 0;
+	buf->lent = false;
+	buf->pool = NULL;
 	if (!len)
 		return 0;
 	/* The scope, not the flags, lets kvmalloc fall back to vmalloc. */
@@ -32,6 +34,54 @@ int iet_buf_reserve(struct iet_buf *buf, u32 len)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+void iet_page_pool_init(struct iet_page_pool *pool)
+{
+	spin_lock_init(&pool->lock);
+	pool->nr = 0;
+}
+
+void iet_page_pool_drain(struct iet_page_pool *pool)
+{
+	while (pool->nr)
+		put_page(pool->pages[--pool->nr]);
+}
+
+static struct page *pool_get(struct iet_page_pool *pool)
+{
+	struct page *page = NULL;
+	unsigned long flags;
+
+	if (pool && READ_ONCE(pool->nr)) {
+		spin_lock_irqsave(&pool->lock, flags);
+		if (pool->nr)
+			page = pool->pages[--pool->nr];
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	return page ?: alloc_page(GFP_NOIO | __GFP_NOWARN);
+}
+
+/*
+ * Kept only while nobody else holds the page: a socket may, until the
+ * peer has acknowledged what was sent from it, and it must not change
+ * under a retransmission.
+ */
+static void pool_put(struct iet_page_pool *pool, struct page *page)
+{
+	unsigned long flags;
+	bool kept = false;
+
+	if (page_ref_count(page) == 1 && READ_ONCE(pool->nr) < IET_POOL_PAGES) {
+		spin_lock_irqsave(&pool->lock, flags);
+		if (pool->nr < IET_POOL_PAGES) {
+			pool->pages[pool->nr++] = page;
+			kept = true;
+		}
+		spin_unlock_irqrestore(&pool->lock, flags);
+	}
+	if (!kept)
+		put_page(page);
 }
 
 /* Pages until the buffer holds len bytes (at most what was reserved). */
@@ -47,7 +97,7 @@ int iet_buf_grow(struct iet_buf *buf, u32 len)
 	if (buf->nr)
 		buf->bvec[buf->nr - 1].bv_len = PAGE_SIZE;
 	for (; buf->nr < nr; buf->nr++) {
-		struct page *page = alloc_page(GFP_NOIO | __GFP_NOWARN);
+		struct page *page = pool_get(buf->pool);
 
 		if (!page) {
 			buf->len = buf->nr * PAGE_SIZE;
@@ -90,15 +140,26 @@ bool iet_buf_lend(struct iet_buf *buf, struct page *page, u32 len)
 	bv->bv_offset = 0;
 	bv->bv_len = len;
 	buf->len += len;
+	buf->lent = true;
 	return true;
 }
 
-/* Drop the pages, allocated or lent; the buffer stays reserved. */
+/*
+ * Drop the pages, allocated or lent; the buffer stays reserved. Its own
+ * go back to its pool, if it has one.
+ */
 void iet_buf_return(struct iet_buf *buf)
 {
-	while (buf->nr)
-		put_page(buf->bvec[--buf->nr].bv_page);
+	while (buf->nr) {
+		struct page *page = buf->bvec[--buf->nr].bv_page;
+
+		if (buf->pool && !buf->lent)
+			pool_put(buf->pool, page);
+		else
+			put_page(page);
+	}
 	buf->len = 0;
+	buf->lent = false;
 }
 
 /* Read by nobody's writes: lent to every read of zeros. */

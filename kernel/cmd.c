@@ -464,6 +464,8 @@ int iet_cmd_buf_prepare(struct iet_cmd *cmd)
 	if (!req->data_out && req->io.op != IET_IO_READ)
 		return iet_cmd_buf_alloc(cmd, &req->buf, req->buf_len);
 	ret = iet_buf_reserve(&req->buf, req->buf_len);
+	/* Overwritten whole (data in, or read) before anyone reads them. */
+	req->buf.pool = &cmd->conn->pool;
 	if (ret || !req->data_out || !unsol)
 		return ret;
 	old = req->buf.len;

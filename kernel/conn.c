@@ -52,6 +52,7 @@ struct iet_conn *iet_conn_lookup(struct iet_session *session, u16 cid)
 static void conn_free_buffers(struct iet_conn *conn)
 {
 	kfree(conn->scratch);
+	iet_page_pool_drain(&conn->pool);
 	kvfree(conn->tx.bvec);
 	/* Pages still in the socket's queue keep references of their own. */
 	iet_tx_slot_free(&conn->tx);
@@ -422,6 +423,7 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 	conn->next_ttt = 1;
 	conn->last_rx = jiffies;
 	spin_lock_init(&conn->lock);
+	iet_page_pool_init(&conn->pool);
 	INIT_LIST_HEAD(&conn->tx_queue);
 	INIT_LIST_HEAD(&conn->mem_wait);
 	xa_init(&conn->cmds);

@@ -51,11 +51,31 @@ struct iet_scsi_req;
  * A data buffer: whole pages, received into and sent from by reference.
  * len bytes in nr pages are there; cap pages may come (iet_buf_grow()).
  */
+/*
+ * Pages a connection keeps for its next commands' data. The page
+ * allocator zeroes every page it hands out (init_on_alloc, on by default
+ * in Debian's kernels), which for a 128 KiB write costs more than
+ * receiving it: a page whose command is done comes back here instead, if
+ * nobody else holds it, and only the same connection's reads and writes,
+ * which overwrite it whole, take it again. At most IET_POOL_PAGES each.
+ */
+#define IET_POOL_PAGES	128
+struct iet_page_pool {
+	spinlock_t lock;		/* nr and pages */
+	unsigned int nr;
+	struct page *pages[IET_POOL_PAGES];
+};
+
+void iet_page_pool_init(struct iet_page_pool *pool);
+void iet_page_pool_drain(struct iet_page_pool *pool);
+
 struct iet_buf {
 	struct bio_vec *bvec;
 	unsigned int nr;
 	unsigned int cap;
 	u32 len;
+	bool lent;			/* holds pages that are not its own */
+	struct iet_page_pool *pool;	/* where its pages come from, or NULL */
 };
 
 int iet_buf_alloc(struct iet_buf *buf, u32 len);
@@ -573,6 +593,7 @@ struct iet_conn {
 	u32 keys[IET_KEY_MAX + 1];
 
 	void *scratch;			/* a page for data that is dropped */
+	struct iet_page_pool pool;	/* for its commands' data pages */
 	struct iet_rx rx;		/* rx thread only */
 	struct iet_tx tx;		/* tx thread only */
 	u32 stat_sn;			/* tx thread only */
