@@ -48,10 +48,6 @@ struct iet_lun;
 struct iet_scsi_req;
 
 /*
- * A data buffer: whole pages, received into and sent from by reference.
- * len bytes in nr pages are there; cap pages may come (iet_buf_grow()).
- */
-/*
  * Pages a connection keeps for its next commands' data. The page
  * allocator zeroes every page it hands out (init_on_alloc, on by default
  * in Debian's kernels), which for a 128 KiB write costs more than
@@ -69,6 +65,10 @@ struct iet_page_pool {
 void iet_page_pool_init(struct iet_page_pool *pool);
 void iet_page_pool_drain(struct iet_page_pool *pool);
 
+/*
+ * A data buffer: whole pages, received into and sent from by reference.
+ * len bytes in nr pages are there; cap pages may come (iet_buf_grow()).
+ */
 struct iet_buf {
 	struct bio_vec *bvec;
 	unsigned int nr;
