@@ -481,6 +481,7 @@ def write_waiting_for_data(c, bs, **submit):
     return c.submit(ri.cdb_write10(0, 4096 // bs), write=True, edtl=4096, **submit)
 
 
+@pytest.mark.guard
 @pytest.mark.parametrize("kind", ["offset-past-the-end", "longer-than-the-r2t",
                                   "unsolicited-past-the-edtl", "immediate-past-the-edtl"])
 def test_data_out_beyond_the_transfer_is_refused_and_never_answered_good(hostile, kind):
@@ -932,6 +933,7 @@ def close_flooded(hostile, c, mem):
     return time.monotonic() - start
 
 
+@pytest.mark.guard
 def test_an_unread_write_flood_past_max_cmdsn_keeps_memory_bounded(hostile, bystander):
     c = unread_flood_connection(hostile)
     assert c.param("InitialR2T") is True

@@ -177,6 +177,7 @@ def test_each_reservation_type_admits_whom_spc4_says(ietd, backing, nexuses):
     assert keys(c) == []
 
 
+@pytest.mark.guard
 def test_preempt_and_abort_fences_a_registrant_with_writes_in_flight(ietd, backing, nexuses):
     a, b, c = nexuses(lun_target(ietd, backing, "pr-fence"))
     # fence_scsi: each node registers its key, one reserves write

@@ -21,7 +21,7 @@ from vmlib import rawiscsi as ri
 from vmlib.target import Lun, Target, assert_module_gone, ietadm, iqn
 from vmlib.util import run, udev_settle, wait_until
 
-pytestmark = pytest.mark.short
+pytestmark = [pytest.mark.short, pytest.mark.guard]
 
 RELEASE_S = 3                    # release_timeout for the test
 GONE_WITHIN = RELEASE_S + 20     # seconds, with room for emulation
