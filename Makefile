@@ -81,15 +81,17 @@ check-unit: usr
 	$(MAKE) -C tests/fuzz run
 
 # The kernel's own style checker (from linux-source-6.1, unpacked in
-# /usr/src). compat.h is where version tests belong: only there are they
-# not reported.
+# /usr/src). compat.h and compat_unaligned.h are where version tests
+# belong: only there are they not reported.
 CHECKPATCH ?= /usr/src/linux-source-6.1/scripts/checkpatch.pl
+COMPAT_H = kernel/compat.h kernel/compat_unaligned.h
 checkpatch:
 	@test -x $(CHECKPATCH) || { echo "no $(CHECKPATCH): apt-get install linux-source-6.1 and" \
 		"unpack /usr/src/linux-source-6.1.tar.xz, or pass CHECKPATCH=" >&2; exit 1; }
-	$(CHECKPATCH) --no-tree --terse --strict -f $(filter-out %/compat.h,$(KSRC))
+	$(CHECKPATCH) --no-tree --terse --strict -f \
+		$(filter-out $(addprefix $(CURDIR)/,$(COMPAT_H)),$(KSRC))
 	$(CHECKPATCH) --no-tree --terse --strict \
-		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f kernel/compat.h
+		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f $(COMPAT_H)
 
 # The VM suite on one kernel (KDIR), e.g. make check-vm KDIR=$$(scripts/kernels kdir 6.12)
 check-vm: all

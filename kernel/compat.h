@@ -2,8 +2,9 @@
 /*
  * Every difference between the kernels iscsi_trgt supports (6.1 to 6.12,
  * the kernels Debian 12 ships, generic, cloud and PREEMPT_RT), in one
- * place: no version test anywhere else. Tested by feature where a feature
- * can be seen from C, by version where it cannot.
+ * place (and compat_unaligned.h, which it includes): no version test
+ * anywhere else. Tested by feature where a feature can be seen from C, by
+ * version where it cannot.
  */
 #ifndef IET_COMPAT_H
 #define IET_COMPAT_H
@@ -23,15 +24,8 @@
 #error "iscsi_trgt needs Linux 6.1 or later"
 #endif
 
-/*
- * 6.12 moved the unaligned accessors out of asm/ (by version: sparse
- * does not know __has_include).
- */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
-#include <linux/unaligned.h>
-#else
-#include <asm/unaligned.h>
-#endif
+/* The unaligned accessors: apart, as pr_parse.c builds on the host too. */
+#include "compat_unaligned.h"
 
 /*
  * Generic netlink: 6.2 gave pre_doit and post_doit the split ops, and the

@@ -189,11 +189,10 @@ void iet_tset_abort(struct iet_scsi_req *req);
 
 /* A registration of a LUN's persistent reservations (pr.c). */
 #define IET_PR_REGS_MAX		128
-#define IET_PR_ANY_ISID		U64_MAX		/* every port of the name */
 
 struct iet_pr_reg {
 	u64 key;
-	u64 isid;				/* of the initiator port */
+	u64 isid;				/* of the port, or IET_PR_ANY_ISID */
 	u16 rtpi;				/* the target port */
 	bool all_tg_pt;				/* or every target port */
 	bool holder;				/* of a one-holder reservation */

@@ -23,21 +23,12 @@
 #include <scsi/scsi_common.h>
 
 #include "iet.h"
+#include "pr_parse.h"
 
 static char *pr_dir = "/var/lib/iet/pr";
 module_param(pr_dir, charp, 0444);
 MODULE_PARM_DESC(pr_dir,
 		 "where persistent reservations kept through power loss (APTPL) are written, a pair of files per logical unit");
-
-/* SPC-4 6.16.2: PERSISTENT RESERVE OUT service actions */
-#define PRO_REGISTER		0x00
-#define PRO_RESERVE		0x01
-#define PRO_RELEASE		0x02
-#define PRO_CLEAR		0x03
-#define PRO_PREEMPT		0x04
-#define PRO_PREEMPT_ABORT	0x05
-#define PRO_REGISTER_IGNORE	0x06
-#define PRO_REGISTER_MOVE	0x07
 
 /* 6.15.1: PERSISTENT RESERVE IN service actions */
 #define PRI_READ_KEYS		0x00
@@ -57,11 +48,6 @@ MODULE_PARM_DESC(pr_dir,
 #define UA_RES_PREEMPTED	0x03
 #define UA_RES_RELEASED		0x04
 #define UA_REG_PREEMPTED	0x05
-
-#define PR_OUT_MIN		24
-#define PR_OUT_MAX		8192	/* the parameter list, with TransportIDs */
-#define PR_TPID_MIN		20	/* SPC-4 7.6.4.6: an iSCSI TransportID */
-#define ISCSI_PROTO_ID		0x05
 
 static bool type_valid(u8 type)
 {
@@ -101,6 +87,12 @@ static void nexus_of(const struct iet_session *session, struct pr_nexus *n)
 	n->initiator = session->initiator;
 	n->isid = session->sid >> 16;
 	n->rtpi = session->tpgt;
+}
+
+/* Every ISID a registration holds has 48 bits, or is IET_PR_ANY_ISID. */
+static bool isid_valid(u64 isid)
+{
+	return isid == IET_PR_ANY_ISID || !(isid >> 48);
 }
 
 /* iSCSI names compare without case (RFC 3722: they are stored folded). */
@@ -539,8 +531,13 @@ static int restore(struct iet_lun *lun, unsigned long unused)
 		struct iet_pr_reg *r = &st->regs[st->nr];
 		const struct pr_file_reg *fr = &rec->regs[i];
 
+		/*
+		 * Not one a PR OUT could have made: the ISID must fit the 12
+		 * digits of a TransportID READ FULL STATUS writes.
+		 */
 		if (!memchr(fr->initiator, 0, sizeof(fr->initiator)) ||
-		    !fr->initiator[0] || !fr->key)
+		    !fr->initiator[0] || !fr->key ||
+		    !isid_valid(le64_to_cpu(fr->isid)))
 			continue;
 		r->key = le64_to_cpu(fr->key);
 		r->isid = le64_to_cpu(fr->isid);
@@ -721,9 +718,13 @@ static void reserve_parse(struct iet_scsi_req *req)
 
 /* ---- PERSISTENT RESERVE IN (SPC-4 6.15) --------------------------------- */
 
+/* The longest: name, ",i,0x", 12 digits, NUL, padding. */
+#define PR_TPID_MAX	(4 + ALIGN(IET_NAME_MAX + 18, 4))
+
 /*
  * An iSCSI TransportID of an initiator port (7.6.4.6, format 01b):
- * "name,i,0xISID", NUL-terminated and padded to 4 bytes; its length.
+ * "name,i,0xISID", NUL-terminated and padded to 4 bytes, in the
+ * PR_TPID_MAX bytes at d; its length.
  */
 static u32 transport_id(const struct iet_pr_reg *r, u8 *d)
 {
@@ -734,17 +735,18 @@ static u32 transport_id(const struct iet_pr_reg *r, u8 *d)
 		d[0] = ISCSI_PROTO_ID;
 		memcpy(d + 4, r->initiator, len);
 	} else {
-		len = sprintf((char *)d + 4, "%s,i,0x%012llx", r->initiator,
-			      r->isid) + 1;
+		/*
+		 * Bounded even so: an ISID past 48 bits, whatever let it in,
+		 * would print more than 12 digits.
+		 */
+		len = scnprintf((char *)d + 4, PR_TPID_MAX - 4,
+				"%s,i,0x%012llx", r->initiator, r->isid) + 1;
 		d[0] = 0x40 | ISCSI_PROTO_ID;
 	}
 	len = max_t(u32, ALIGN(len, 4), PR_TPID_MIN);
 	put_unaligned_be16(len, d + 2);
 	return 4 + len;
 }
-
-/* The longest: name, ",i,0x", 12 digits, NUL, padding. */
-#define PR_TPID_MAX	(4 + ALIGN(IET_NAME_MAX + 18, 4))
 
 static int pr_in_execute(struct iet_scsi_req *req)
 {
@@ -846,122 +848,56 @@ static void pr_in_parse(struct iet_scsi_req *req)
 struct pr_out {
 	u8 sa;
 	u8 type;
-	u64 key;			/* RESERVATION KEY */
-	u64 sa_key;			/* SERVICE ACTION RESERVATION KEY */
-	bool spec_i_pt;
-	bool all_tg_pt;
-	bool aptpl;
-	bool unreg;			/* REGISTER AND MOVE */
-	u16 rtpi;			/* REGISTER AND MOVE */
-	const u8 *tpids;		/* TransportIDs */
-	u32 tpids_len;
-	u32 tpids_off;			/* where they start in the list */
+	struct iet_pr_params pl;	/* the parameter list's fields */
 	struct pr_nexus me;
 	int i;				/* my registration, or -1 */
 };
 
-/*
- * The initiator port a TransportID names (7.6.4.6): format 00b a name (all
- * its ports), 01b "name,i,0xISID". Its length, or 0 with the sense set.
- */
-static u32 parse_tpid(struct iet_scsi_req *req, const u8 *p, u32 avail,
-		      u32 at, char *name, u64 *isid)
+/* The sense data of what the parse found wrong in the parameter list. */
+static void pr_fault_sense(struct iet_scsi_req *req,
+			   const struct iet_pr_fault *f)
 {
-	u32 len, n;
-	const char *sep;
-	u8 fmt;
-
-	if (avail < 4 || (p[0] & 0x0f) != ISCSI_PROTO_ID) {
-		iet_scsi_invalid_param(req, at, 3);
-		return 0;
-	}
-	fmt = p[0] >> 6;
-	len = get_unaligned_be16(p + 2);
-	if (fmt > 1 || p[0] & 0x30) {
-		iet_scsi_invalid_param(req, at, 7);
-		return 0;
-	}
-	if (len < PR_TPID_MIN || len % 4 || 4 + len > avail) {
-		iet_scsi_invalid_param(req, at + 2, 7);
-		return 0;
-	}
-	n = strnlen(p + 4, len);
-	if (n == len || !n) {
-		iet_scsi_invalid_param(req, at + 4, 7);
-		return 0;
-	}
-	*isid = IET_PR_ANY_ISID;
-	if (fmt == 1) {
-		char hex[13];
-
-		sep = strnstr(p + 4, ",i,0x", n);
-		if (!sep || p + 4 + n - (const u8 *)sep != 5 + 12) {
-			iet_scsi_invalid_param(req, at + 4, 7);
-			return 0;
-		}
-		memcpy(hex, sep + 5, 12);
-		hex[12] = 0;
-		if (kstrtoull(hex, 16, isid)) {
-			iet_scsi_invalid_param(req, at + 4, 7);
-			return 0;
-		}
-		n = sep - (const char *)(p + 4);
-	}
-	if (!n || n > IET_NAME_MAX) {
-		iet_scsi_invalid_param(req, at + 4, 7);
-		return 0;
-	}
-	memcpy(name, p + 4, n);
-	name[n] = 0;
-	return 4 + len;
-}
-
-/* How many TransportIDs the list holds (each checked), or -1 (sense set). */
-static int count_tpids(struct iet_scsi_req *req, const struct pr_out *o)
-{
-	char name[IET_NAME_MAX + 1];
-	u32 off = 0, len;
-	u64 isid;
-	int nr = 0;
-
-	while (off < o->tpids_len) {
-		len = parse_tpid(req, o->tpids + off, o->tpids_len - off,
-				 o->tpids_off + off, name, &isid);
-		if (!len)
-			return -1;
-		off += len;
-		nr++;
-	}
-	return nr;
+	if (f->length)
+		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
+	else
+		iet_scsi_invalid_param(req, f->byte, f->bit);
 }
 
 /* REGISTER and REGISTER AND IGNORE EXISTING KEY (5.13.7). */
 static int do_register(struct iet_scsi_req *req, struct pr_out *o,
 		       struct iet_pr_state *st, u8 *ua)
 {
+	const struct iet_pr_params *pl = &o->pl;
 	char name[IET_NAME_MAX + 1];
+	struct iet_pr_fault f;
 	struct pr_nexus n;
 	u32 off, len;
 	int j;
 
 	if (o->i < 0) {
-		if (o->sa == PRO_REGISTER && o->key)
+		if (o->sa == PRO_REGISTER && pl->key)
 			return SAM_STAT_RESERVATION_CONFLICT;
-		if (!o->sa_key)
+		if (!pl->sa_key)
 			return -ENODATA;	/* GOOD, nothing changes */
 		if (st->nr + 1 > IET_PR_REGS_MAX)
 			goto no_room;
-		add_reg(st, &o->me, o->sa_key, o->all_tg_pt);
+		add_reg(st, &o->me, pl->sa_key, pl->all_tg_pt);
 		/* SPEC_I_PT: the ports named, on this target port too. */
-		for (off = 0; off < o->tpids_len; off += len) {
-			len = parse_tpid(req, o->tpids + off,
-					 o->tpids_len - off, o->tpids_off + off,
-					 name, &n.isid);
+		for (off = 0; off < pl->tpids_len; off += len) {
+			len = iet_pr_parse_tpid(pl->tpids + off,
+						pl->tpids_len - off,
+						pl->tpids_off + off, name,
+						&n.isid, &f);
+			/* All passed iet_pr_count_tpids(); 0 must not loop. */
+			if (!len) {
+				pr_fault_sense(req, &f);
+				return SAM_STAT_CHECK_CONDITION;
+			}
 			n.initiator = name;
 			n.rtpi = o->me.rtpi;
 			j = find_reg(st, &n);
-			if (j >= 0 && st->regs[j].key != o->sa_key) {
-				iet_scsi_invalid_param(req, o->tpids_off + off,
+			if (j >= 0 && st->regs[j].key != pl->sa_key) {
+				iet_scsi_invalid_param(req, pl->tpids_off + off,
 						       7);
 				return SAM_STAT_CHECK_CONDITION;
 			}
@@ -969,17 +905,17 @@ static int do_register(struct iet_scsi_req *req, struct pr_out *o,
 				continue;
 			if (st->nr + 1 > IET_PR_REGS_MAX)
 				goto no_room;
-			add_reg(st, &n, o->sa_key, o->all_tg_pt);
+			add_reg(st, &n, pl->sa_key, pl->all_tg_pt);
 		}
 	} else {
-		if (o->sa == PRO_REGISTER && o->key != st->regs[o->i].key)
+		if (o->sa == PRO_REGISTER && pl->key != st->regs[o->i].key)
 			return SAM_STAT_RESERVATION_CONFLICT;
-		if (o->spec_i_pt) {
+		if (pl->spec_i_pt) {
 			iet_scsi_invalid_param(req, 20, 3);
 			return SAM_STAT_CHECK_CONDITION;
 		}
-		if (o->sa_key) {
-			st->regs[o->i].key = o->sa_key;
+		if (pl->sa_key) {
+			st->regs[o->i].key = pl->sa_key;
 		} else {
 			/*
 			 * Unregistered, a registrants only reservation's
@@ -996,7 +932,7 @@ static int do_register(struct iet_scsi_req *req, struct pr_out *o,
 					ua[j] = UA_RES_RELEASED;
 		}
 	}
-	st->aptpl = o->aptpl;
+	st->aptpl = pl->aptpl;
 	st->generation++;
 	return SAM_STAT_GOOD;
 no_room:
@@ -1008,7 +944,7 @@ no_room:
 /* RESERVE (5.13.9) */
 static int do_reserve(struct pr_out *o, struct iet_pr_state *st)
 {
-	if (o->i < 0 || o->key != st->regs[o->i].key)
+	if (o->i < 0 || o->pl.key != st->regs[o->i].key)
 		return SAM_STAT_RESERVATION_CONFLICT;
 	if (st->reserved)
 		return reg_holds(st, o->i) && st->type == o->type ?
@@ -1025,7 +961,7 @@ static int do_release(struct iet_scsi_req *req, struct pr_out *o,
 {
 	u32 j;
 
-	if (o->i < 0 || o->key != st->regs[o->i].key)
+	if (o->i < 0 || o->pl.key != st->regs[o->i].key)
 		return SAM_STAT_RESERVATION_CONFLICT;
 	if (!reg_holds(st, o->i))
 		return -ENODATA;
@@ -1047,7 +983,7 @@ static int do_clear(struct pr_out *o, struct iet_pr_state *st, u8 *ua)
 {
 	u32 j;
 
-	if (o->i < 0 || o->key != st->regs[o->i].key)
+	if (o->i < 0 || o->pl.key != st->regs[o->i].key)
 		return SAM_STAT_RESERVATION_CONFLICT;
 	for (j = 0; j < st->nr; j++) {
 		if (j != o->i)
@@ -1067,12 +1003,12 @@ static int do_preempt(struct iet_scsi_req *req, struct pr_out *o,
 	u32 j, removed = 0;
 	int h = -1;
 
-	if (o->i < 0 || o->key != st->regs[o->i].key)
+	if (o->i < 0 || o->pl.key != st->regs[o->i].key)
 		return SAM_STAT_RESERVATION_CONFLICT;
 	for (j = 0; st->reserved && j < st->nr; j++)
 		if (st->regs[j].holder)
 			h = j;
-	if (st->reserved && type_all_reg(st->type) && !o->sa_key) {
+	if (st->reserved && type_all_reg(st->type) && !o->pl.sa_key) {
 		/* Every other registration goes; a new reservation comes. */
 		for (j = 0; j < st->nr; j++) {
 			if (j == o->i)
@@ -1083,15 +1019,15 @@ static int do_preempt(struct iet_scsi_req *req, struct pr_out *o,
 		release(st);
 		goto reserve;
 	}
-	if (!o->sa_key) {
+	if (!o->pl.sa_key) {
 		/* Zero names no holder: INVALID FIELD IN PARAMETER LIST */
 		iet_scsi_invalid_param(req, 8, 7);
 		return SAM_STAT_CHECK_CONDITION;
 	}
 	holder_preempted = h >= 0 && !type_all_reg(st->type) &&
-			   st->regs[h].key == o->sa_key;
+			   st->regs[h].key == o->pl.sa_key;
 	for (j = 0; j < st->nr; j++) {
-		if (st->regs[j].key != o->sa_key)
+		if (st->regs[j].key != o->pl.sa_key)
 			continue;
 		removed++;
 		/* The preempting nexus keeps its own registration. */
@@ -1126,29 +1062,33 @@ reserve:
 static int do_move(struct iet_scsi_req *req, struct pr_out *o,
 		   struct iet_pr_state *st)
 {
+	const struct iet_pr_params *pl = &o->pl;
 	char name[IET_NAME_MAX + 1];
+	struct iet_pr_fault f;
 	struct pr_nexus n;
 	int j;
 
-	if (o->i < 0 || o->key != st->regs[o->i].key || !st->reserved ||
+	if (o->i < 0 || pl->key != st->regs[o->i].key || !st->reserved ||
 	    type_all_reg(st->type) || !st->regs[o->i].holder)
 		return SAM_STAT_RESERVATION_CONFLICT;
-	if (!o->sa_key) {
+	if (!pl->sa_key) {
 		iet_scsi_invalid_param(req, 8, 7);
 		return SAM_STAT_CHECK_CONDITION;
 	}
-	if (iet_tpg_find(req->nexus->target, o->rtpi) < 0) {
+	if (iet_tpg_find(req->nexus->target, pl->rtpi) < 0) {
 		iet_scsi_invalid_param(req, 18, 7);
 		return SAM_STAT_CHECK_CONDITION;
 	}
-	if (!parse_tpid(req, o->tpids, o->tpids_len, o->tpids_off, name,
-			&n.isid))
+	if (!iet_pr_parse_tpid(pl->tpids, pl->tpids_len, pl->tpids_off, name,
+			       &n.isid, &f)) {
+		pr_fault_sense(req, &f);
 		return SAM_STAT_CHECK_CONDITION;
+	}
 	n.initiator = name;
-	n.rtpi = o->rtpi;
+	n.rtpi = pl->rtpi;
 	/* Not to itself (INVALID FIELD IN PARAMETER LIST). */
 	if (reg_matches(&st->regs[o->i], &n)) {
-		iet_scsi_invalid_param(req, o->tpids_off + 4, 7);
+		iet_scsi_invalid_param(req, pl->tpids_off + 4, 7);
 		return SAM_STAT_CHECK_CONDITION;
 	}
 	j = find_reg(st, &n);
@@ -1158,15 +1098,15 @@ static int do_move(struct iet_scsi_req *req, struct pr_out *o,
 			return SAM_STAT_CHECK_CONDITION;
 		}
 		j = st->nr;
-		add_reg(st, &n, o->sa_key, false);
+		add_reg(st, &n, pl->sa_key, false);
 	} else {
-		st->regs[j].key = o->sa_key;
+		st->regs[j].key = pl->sa_key;
 	}
 	st->regs[o->i].holder = false;
 	st->regs[j].holder = true;
-	if (o->unreg)
+	if (pl->unreg)
 		st->regs[o->i].gone = true;
-	st->aptpl = o->aptpl;
+	st->aptpl = pl->aptpl;
 	st->generation++;
 	return SAM_STAT_GOOD;
 }
@@ -1191,49 +1131,6 @@ static bool preempted_nexus(struct iet_session *session, void *arg)
 	return false;
 }
 
-/* The parameter list, checked field by field against the service action. */
-static bool pr_out_params(struct iet_scsi_req *req, struct pr_out *o,
-			  const u8 *p, u32 len)
-{
-	o->key = get_unaligned_be64(p);
-	o->sa_key = get_unaligned_be64(p + 8);
-	if (o->sa == PRO_REGISTER_MOVE) {
-		o->unreg = p[17] & 0x02;
-		o->aptpl = p[17] & 0x01;
-		o->rtpi = get_unaligned_be16(p + 18);
-		o->tpids_len = get_unaligned_be32(p + 20);
-		o->tpids = p + 24;
-		o->tpids_off = 24;
-		if (o->tpids_len < 4 || 24 + o->tpids_len > len) {
-			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
-			return false;
-		}
-		return true;
-	}
-	o->spec_i_pt = p[20] & 0x08;
-	o->all_tg_pt = p[20] & 0x04;
-	o->aptpl = p[20] & 0x01;
-	if (o->spec_i_pt && o->sa != PRO_REGISTER) {
-		iet_scsi_invalid_param(req, 20, 3);
-		return false;
-	}
-	if (!o->spec_i_pt) {
-		if (len != PR_OUT_MIN) {
-			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
-			return false;
-		}
-		return true;
-	}
-	o->tpids_len = len >= 28 ? get_unaligned_be32(p + 24) : U32_MAX;
-	o->tpids = p + 28;
-	o->tpids_off = 28;
-	if (o->tpids_len > len - 28) {
-		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x1a, 0x00);
-		return false;
-	}
-	return true;
-}
-
 static int pr_out_execute(struct iet_scsi_req *req)
 {
 	struct iet_lun *lun = req->lun;
@@ -1241,6 +1138,7 @@ static int pr_out_execute(struct iet_scsi_req *req)
 	struct pr_out o = { .sa = req->cdb[1] & 0x1f,
 			    .type = req->cdb[2] & 0x0f };
 	struct iet_pr_state *st = NULL;
+	struct iet_pr_fault f;
 	struct abort_which w;
 	int status, nr = 0;
 	bool aborted = false;
@@ -1249,12 +1147,17 @@ static int pr_out_execute(struct iet_scsi_req *req)
 	p = iet_scsi_param_list(req, PR_OUT_MIN);
 	if (!p)
 		return 0;
-	if (!pr_out_params(req, &o, p, req->buf_len))
+	/* The fields, checked against the service action and the length. */
+	if (!iet_pr_parse_params(o.sa, p, req->buf_len, &o.pl, &f)) {
+		pr_fault_sense(req, &f);
 		goto out;
-	if (o.spec_i_pt) {
-		nr = count_tpids(req, &o);
-		if (nr < 0)
+	}
+	if (o.pl.spec_i_pt) {
+		nr = iet_pr_count_tpids(&o.pl, &f);
+		if (nr < 0) {
+			pr_fault_sense(req, &f);
 			goto out;
+		}
 	}
 	nexus_of(req->nexus, &o.me);
 	mutex_lock(&pr->mutex);

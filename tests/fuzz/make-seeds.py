@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 # Write seed inputs for the fuzzers: valid configurations, text, login and
-# discovery PDU streams, ietadm requests. Usage: make-seeds.py DIR
+# discovery PDU streams, ietadm requests, PERSISTENT RESERVE OUT parameter
+# lists. Usage: make-seeds.py DIR
 import os
 import re
 import struct
@@ -85,6 +86,32 @@ def u32(typ, v):
 
 def strz(typ, s):
     return nlattr(typ, s.encode() + b"\0")
+
+
+# PERSISTENT RESERVE OUT parameter lists (SPC-4 6.16.3, 6.16.4) and iSCSI
+# TransportIDs (7.6.4.6), for fuzz_pr_tpid.
+def pr_basic(rk=0, sark=0, flags=0):
+    return struct.pack(">QQIBxxx", rk, sark, 0, flags)
+
+
+def pr_tpid(name, fmt=0, pad_to=None):
+    body = name.encode() + b"\0"
+    body += bytes(-len(body) % 4)
+    body += bytes(max(0, 20 - len(body)))
+    n = len(body) if pad_to is None else pad_to
+    return bytes([fmt << 6 | 0x05, 0]) + struct.pack(">H", n) + body
+
+
+def pr_spec_i_pt(sark, *tpids, length=None):
+    ids = b"".join(tpids)
+    n = len(ids) if length is None else length
+    return pr_basic(sark=sark, flags=0x08) + struct.pack(">I", n) + ids
+
+
+def pr_move(rk, sark, rtpi, tpid, unreg=False, length=None):
+    n = len(tpid) if length is None else length
+    return struct.pack(">QQBBHI", rk, sark, 0, 0x02 if unreg else 0, rtpi,
+                       n) + tpid
 
 
 def write(d, name, blob):
@@ -181,6 +208,29 @@ def main():
           b"IETCTL 2\nop=show\ntarget=iqn.2001-04.com.example:disk1\n"
           b"json=1\n\n")
     write(out + "/ctl", "reload", b"IETCTL 2\nop=reload\ndryrun=1\n\n")
+
+    pr, who = out + "/pr_tpid", "iqn.2024-01.com.example:node"
+    write(pr, "register", pr_basic(sark=0x1234))
+    write(pr, "reserve", pr_basic(rk=0x1234))
+    write(pr, "spec-i-pt", pr_spec_i_pt(
+        7, pr_tpid(who + "1"), pr_tpid(who + "2,i,0x00023d000001", fmt=1)))
+    write(pr, "register-and-move", pr_move(
+        0x1234, 0x5678, 1, pr_tpid(who + "3,i,0x00023d000002", fmt=1),
+        unreg=True))
+    # Lengths that wrap "off + x > len": the checks must be "x > len - off".
+    write(pr, "move-length-wraps", pr_move(
+        0x1234, 0x5678, 1, pr_tpid(who + "4", pad_to=0xfffc),
+        length=0xfffffff0))
+    write(pr, "spec-i-pt-27-bytes", pr_basic(sark=7, flags=0x08) + b"\0" * 3)
+    write(pr, "spec-i-pt-length-past", pr_spec_i_pt(
+        7, pr_tpid(who + "5"), length=0xffffffe4))
+    write(pr, "tpid-past-its-list", pr_spec_i_pt(
+        7, pr_tpid(who + "6", pad_to=0x100)))
+    write(pr, "tpid-longest-names",
+          pr_tpid("n" * 223) + pr_tpid("i" * 223 + ",i,0x00023d000003", fmt=1))
+    write(pr, "tpid-name-too-long", pr_tpid("n" * 224))
+    write(pr, "tpid-isid-prefixed", pr_tpid("iqn.x,i,0x0x23d0000004", fmt=1) +
+          pr_tpid("iqn.x,i,0x+23d0000004\n", fmt=1))
 
     a = IET
     write(out + "/kreply", "dump",

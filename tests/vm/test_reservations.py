@@ -6,7 +6,8 @@ AND ABORT fences a registrant (fence_scsi's way) while its writes are in
 flight; REGISTER AND MOVE hands the reservation over; APTPL state survives
 an ietd restart and a module reload, and a torn record falls back to the
 one before; SPC-2 RESERVE / RELEASE ends with its session; a hostile
-parameter list gets its sense and changes nothing."""
+parameter list gets its sense and changes nothing, and (raw PDUs) one whose
+lengths would wrap the target's arithmetic registers no one."""
 
 import json
 import subprocess
@@ -18,6 +19,7 @@ import pytest
 from ietlib import ietadm
 from vmlib import initiator as ini
 from vmlib import kmsg
+from vmlib import rawiscsi as ri
 from vmlib.target import PR_DIR, Lun, Target, iqn, listening
 from vmlib.util import CommandError, MiB, run, wait_until
 
@@ -461,3 +463,100 @@ def test_hostile_parameter_lists_get_their_sense_and_change_nothing(ietd, backin
     assert len(status) == 128 and {k for k, *_ in status} == {7}
     assert len({t for *_, t in status}) == 128
     persist(a, "--out", "--clear", "--param-rk=7")
+
+
+# Raw PDUs (vmlib.rawiscsi): parameter lists sg_raw would not send as such,
+# with lengths that wrap "offset + length > list length" in 32 bits.
+
+ILLEGAL_REQUEST = 0x05
+PARAMETER_LIST_LENGTH_ERROR = (0x1a, 0x00)
+INVALID_FIELD_IN_PARAMETER_LIST = (0x26, 0x00)
+
+
+def raw_login(target):
+    """A raw-PDU session to LUN 0 of target (an I_T nexus of its own, its
+    unit attentions taken) and the TransportID READ FULL STATUS names it by."""
+    c = ri.Connection(target, timeout=30).connect()
+    c.login()
+    return c, f"{c.initiator},i,0x{c.isid.hex()}"
+
+
+def raw_pr_out(c, sa, plist, tp=0):
+    """PERSISTENT RESERVE OUT with plist, all of it, as the parameter list."""
+    cdb = bytes([0x5f, sa, tp, 0, 0]) + len(plist).to_bytes(4, "big") + bytes(1)
+    return c.execute(cdb, lun=0, data=plist, write=True, edtl=len(plist))
+
+
+def raw_full_status(c):
+    """READ FULL STATUS through c: [(key, holder, TransportID text)]."""
+    r = c.execute(bytes([0x5e, 0x03, 0, 0, 0, 0, 0, 0xff, 0xff, 0]), lun=0,
+                  read=True, edtl=0xffff)
+    assert r.status == ri.GOOD, f"READ FULL STATUS: {r.status:#x} {r.sense.hex()}"
+    d = r.data
+    assert int.from_bytes(d[4:8], "big") + 8 == len(d), d[:8].hex()
+    out, off = [], 8
+    while off < len(d):
+        tlen = int.from_bytes(d[off + 20:off + 24], "big")
+        tid = d[off + 24:off + 24 + tlen]
+        out.append((int.from_bytes(d[off:off + 8], "big"), bool(d[off + 12] & 1),
+                    tid[4:].split(b"\0")[0].decode()))
+        off += 24 + tlen
+    return out
+
+
+def move_list(rk, sark, tpids_len, tpid_bytes, rtpi=1):
+    """A REGISTER AND MOVE parameter list (SPC-4 6.16.4) with a TRANSPORTID
+    PARAMETER DATA LENGTH of tpids_len, whatever tpid_bytes hold."""
+    return (rk.to_bytes(8, "big") + sark.to_bytes(8, "big") + bytes(2)
+            + rtpi.to_bytes(2, "big") + tpids_len.to_bytes(4, "big") + tpid_bytes)
+
+
+@pytest.mark.guard
+@pytest.mark.parametrize("tpids_len", [0xFFFFFFF0, 0xFFFFFFE8, 0xFFFFFFEC, 0xFFFFFFFF])
+def test_register_and_move_with_a_wrapping_transportid_length_moves_nothing(
+        ietd, backing, tpids_len):
+    """REGISTER AND MOVE whose TRANSPORTID PARAMETER DATA LENGTH is near
+    4 GiB (24 plus it wraps to less than the list) is refused, whether the
+    TransportID in the list is a whole one or one that claims 64 KiB past
+    its end: the target reads nothing past the list, so no name from its
+    memory becomes a registration that READ FULL STATUS would hand out, and
+    the reservation stays where it was."""
+    c, me = raw_login(lun_target(ietd, backing, "pr-move-wrap"))
+    r = raw_pr_out(c, 0, basic(sark=0xA))                   # REGISTER
+    assert r.status == ri.GOOD, r.sense.hex()
+    r = raw_pr_out(c, 1, basic(rk=0xA), tp=WE)              # RESERVE
+    assert r.status == ri.GOOD, r.sense.hex()
+    for what, tid in [("a whole TransportID", tpid(OTHER_HOST + ",i,0x00023d000001")),
+                      ("a TransportID claiming 64 KiB", bytes([0x45, 0, 0xff, 0xfc])
+                       + OTHER_HOST.encode())]:
+        r = raw_pr_out(c, 7, move_list(0xA, 0xB, tpids_len, tid))
+        assert r.status == ri.CHECK_CONDITION, f"{what}: status {r.status:#x}"
+        key, *asc = r.sense_triple
+        assert key == ILLEGAL_REQUEST and tuple(asc) in (
+            PARAMETER_LIST_LENGTH_ERROR, INVALID_FIELD_IN_PARAMETER_LIST), \
+            f"{what}: sense {r.sense.hex()}"
+        assert raw_full_status(c) == [(0xA, True, me)], what
+    r = raw_pr_out(c, 3, basic(rk=0xA))                     # CLEAR
+    assert r.status == ri.GOOD, r.sense.hex()
+    c.logout()
+    c.close()
+
+
+@pytest.mark.guard
+@pytest.mark.parametrize("length", [24, 25, 26, 27])
+def test_register_with_spec_i_pt_and_no_transportid_length_registers_no_one(
+        ietd, backing, length):
+    """REGISTER with SPEC_I_PT and a list of fewer than the 28 bytes that
+    hold its TRANSPORTID PARAMETER DATA LENGTH gets PARAMETER LIST LENGTH
+    ERROR: the target neither takes TransportIDs from past the list's end
+    (27 bytes once let "length - 28" wrap) nor registers anyone."""
+    c, _ = raw_login(lun_target(ietd, backing, "pr-spec-i-pt-short"))
+    plist = (basic(sark=0x7, flags=0x08) + b"\xff" * 4)[:length]
+    r = raw_pr_out(c, 0, plist)
+    assert r.status == ri.CHECK_CONDITION, f"{length} bytes: status {r.status:#x}"
+    key, *asc = r.sense_triple
+    assert key == ILLEGAL_REQUEST and tuple(asc) == PARAMETER_LIST_LENGTH_ERROR, \
+        f"{length} bytes: sense {r.sense.hex()}"
+    assert raw_full_status(c) == []
+    c.logout()
+    c.close()
