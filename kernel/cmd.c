@@ -4,6 +4,8 @@
  * ends them. Allocation and references, the memory they pin, the one
  * completion path back to the write thread, and teardown.
  */
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 #include <scsi/scsi_common.h>
@@ -53,10 +55,9 @@ struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind)
 	cmd->kind = kind;
 	cmd->conn = conn;
 	INIT_LIST_HEAD(&cmd->pending);
-	INIT_LIST_HEAD(&cmd->tx_entry);
+	INIT_LIST_HEAD(&cmd->q_entry);
 	INIT_LIST_HEAD(&cmd->io_entry);
 	INIT_LIST_HEAD(&cmd->tmf_entry);
-	INIT_LIST_HEAD(&cmd->mem_entry);
 	INIT_LIST_HEAD(&cmd->req.wgate_entry);
 	INIT_LIST_HEAD(&cmd->req.tset_entry);
 	INIT_LIST_HEAD(&cmd->req.tset_resume);
@@ -83,10 +84,54 @@ struct iet_cmd *iet_cmd_alloc_rx(struct iet_conn *conn, enum iet_cmd_kind kind)
 	return cmd;
 }
 
+/*
+ * What all connections together pin, and what they may: a budget for the
+ * module, besides each connection's IET_CONN_PIN_MAX.
+ */
+static atomic_long_t pinned_total = ATOMIC_LONG_INIT(0);
+static unsigned long pin_budget_mib;
+module_param(pin_budget_mib, ulong, 0644);
+MODULE_PARM_DESC(pin_budget_mib,
+		 "MiB of data buffers all connections together may hold (default 0: a quarter of RAM)");
+
+static bool room_for(struct iet_conn *conn, u32 more)
+{
+	unsigned long mib = READ_ONCE(pin_budget_mib);
+	long budget = mib ? mib << 20 :
+		      (long)(totalram_pages() << PAGE_SHIFT) / 4;
+
+	return atomic_long_read(&conn->pinned) + more <= IET_CONN_PIN_MAX &&
+	       atomic_long_read(&pinned_total) + more <= budget;
+}
+
 static void count_pinned(struct iet_cmd *cmd, u32 bytes)
 {
 	cmd->pinned += bytes;
 	atomic_long_add(bytes, &cmd->conn->pinned);
+	atomic_long_add(bytes, &pinned_total);
+}
+
+/*
+ * Whether the connection may pin len bytes that arrive unasked (immediate
+ * and unsolicited write data, ping data to echo) or a reply's buffer:
+ * within both limits, or when it pins nothing at all. A command refused
+ * so ends at once (BUSY, a ping answered without its data), never waits.
+ */
+bool iet_conn_pin_now(struct iet_conn *conn, u32 len)
+{
+	return !len || !atomic_long_read(&conn->pinned) || room_for(conn, len);
+}
+
+/*
+ * What a SCSI command's buffer holds beyond what is counted already (its
+ * admission counted the whole buffer in advance).
+ */
+static void count_held(struct iet_cmd *cmd)
+{
+	u32 len = cmd->req.buf.len;
+
+	if (len > cmd->pinned)
+		count_pinned(cmd, len - cmd->pinned);
 }
 
 /* A buffer of the command's, counted against its connection's limit. */
@@ -100,49 +145,61 @@ int iet_cmd_buf_alloc(struct iet_cmd *cmd, struct iet_buf *buf, u32 len)
 }
 
 /*
- * Whether more bytes may be pinned by the command's connection now (0): a
- * connection that pins nothing may always go on, so that one command of
- * any size makes progress. Over the limit the command waits on
- * conn->mem_wait and does `then` once memory of the connection is freed:
- * -EAGAIN.
+ * Whether more bytes may be pinned by the connection now. While no command
+ * is admitted one always may be, so that one command of any size makes
+ * progress whatever the commands still waiting hold (their unsolicited
+ * data).
  */
-int iet_cmd_pin_room(struct iet_cmd *cmd, u32 more, enum iet_mem_wait then)
+static bool pin_room(struct iet_conn *conn, u32 more)
 {
-	struct iet_conn *conn = cmd->conn;
-	long pinned = atomic_long_read(&conn->pinned);
-
-	if (!more || !pinned || pinned + more <= IET_CONN_PIN_MAX)
-		return 0;
-	spin_lock(&conn->lock);
-	iet_cmd_get(cmd);
-	cmd->mem_wait = then;
-	list_add_tail(&cmd->mem_entry, &conn->mem_wait);
-	spin_unlock(&conn->lock);
-	/* Pairs with the barrier in cmd_release(): a release since is seen. */
-	smp_mb();
-	if (atomic_long_read(&conn->pinned) + more <= IET_CONN_PIN_MAX)
-		iet_conn_mem_kick(conn);
-	return -EAGAIN;
+	return !more || !atomic_read(&conn->nr_admitted) ||
+	       room_for(conn, more);
 }
 
 /*
- * Grow a SCSI command's buffer to len bytes within its connection's limit
- * of pinned bytes (iet_cmd_pin_room()): -EAGAIN while it waits for room.
- * Out of memory: -ENOMEM.
+ * Admit a SCSI command to the memory of its whole buffer, total bytes,
+ * counted against its connection's limit at once however little of it is
+ * allocated yet: 0. Once admitted it never waits for memory again, so it
+ * can always finish: commands that held part of their buffers and waited
+ * for the rest would wait for each other for ever. Without room it waits
+ * on conn->mem_wait (off the transmit queue, if it was there: the caller
+ * drops that queue's reference) and, once memory is freed, does what
+ * `then` says: -EAGAIN.
  */
-int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len, enum iet_mem_wait then)
+int iet_cmd_admit(struct iet_cmd *cmd, u32 total, enum iet_cmd_queue then)
 {
-	struct iet_buf *buf = &cmd->req.buf;
-	u32 old = buf->len;
-	int ret;
+	struct iet_conn *conn = cmd->conn;
+	u32 more = total > cmd->pinned ? total - cmd->pinned : 0;
 
-	if (len <= old)
+	if (cmd->admitted)
 		return 0;
-	ret = iet_cmd_pin_room(cmd, len - old, then);
-	if (ret)
-		return ret;
-	ret = iet_buf_grow(buf, len);
-	count_pinned(cmd, buf->len - old);
+	if (!pin_room(conn, more)) {
+		spin_lock(&conn->lock);
+		iet_cmd_get(cmd);
+		cmd->queue = then;
+		list_move_tail(&cmd->q_entry, &conn->mem_wait);
+		spin_unlock(&conn->lock);
+		/* Pairs with the barrier in cmd_release(): a release since is seen. */
+		smp_mb();
+		if (pin_room(conn, more))
+			iet_conn_mem_kick(conn);
+		return -EAGAIN;
+	}
+	count_pinned(cmd, more);
+	cmd->admitted = true;
+	atomic_inc(&conn->nr_admitted);
+	return 0;
+}
+
+/*
+ * Grow a SCSI command's buffer to len bytes, within what its admission
+ * counted (iet_cmd_admit()). Out of memory: -ENOMEM.
+ */
+int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len)
+{
+	int ret = iet_buf_grow(&cmd->req.buf, len);
+
+	count_held(cmd);
 	return ret;
 }
 
@@ -158,7 +215,7 @@ bool iet_cmd_buf_lend(struct iet_cmd *cmd)
 	if (req->lun->ops->lend(req->lun, req, cmd->conn->ddigest))
 		return false;
 	req->io.done = req->io.len;
-	count_pinned(cmd, req->buf.len);
+	count_held(cmd);
 	return true;
 }
 
@@ -169,28 +226,35 @@ void iet_conn_mem_kick(struct iet_conn *conn)
 		wake_up_process(conn->tx_thread);
 }
 
-/* In the write thread: everyone waiting for memory has another go. */
+/*
+ * In the write thread: everyone waiting for memory has another go. Those
+ * on retry still wait (their queue says so): iet_cmd_queue_tx() may take
+ * one from there meanwhile, under the same lock.
+ */
 void iet_conn_mem_retry(struct iet_conn *conn)
 {
-	struct iet_cmd *cmd, *tmp;
+	struct iet_cmd *cmd;
 	LIST_HEAD(retry);
+	u8 then;
 
 	clear_bit(IET_CF_MEM_KICK, &conn->flags);
 	spin_lock(&conn->lock);
 	list_splice_init(&conn->mem_wait, &retry);
-	spin_unlock(&conn->lock);
-	list_for_each_entry_safe(cmd, tmp, &retry, mem_entry) {
-		enum iet_mem_wait then = cmd->mem_wait;
-
-		list_del_init(&cmd->mem_entry);
-		cmd->mem_wait = IET_MEM_NO_WAIT;
-		if (then == IET_MEM_WAIT_DISPATCH)
+	while ((cmd = list_first_entry_or_null(&retry, struct iet_cmd,
+					       q_entry))) {
+		list_del_init(&cmd->q_entry);
+		then = cmd->queue;
+		cmd->queue = IET_Q_NONE;
+		spin_unlock(&conn->lock);
+		if (then == IET_Q_MEM_DISPATCH)
 			iet_cmd_dispatch(cmd);
 		else
 			iet_cmd_queue_tx(cmd);
 		iet_cmd_put(cmd);
 		cond_resched();
+		spin_lock(&conn->lock);
 	}
+	spin_unlock(&conn->lock);
 }
 
 void iet_cmd_get(struct iet_cmd *cmd)
@@ -218,11 +282,14 @@ static void cmd_release(struct kref *kref)
 	if (cmd->kind == IET_KIND_SCSI && atomic_dec_and_test(&conn->nr_scsi))
 		iet_conn_check_logout(conn);
 	atomic_long_sub(cmd->pinned, &conn->pinned);
+	atomic_long_sub(cmd->pinned, &pinned_total);
+	if (cmd->admitted)
+		atomic_dec(&conn->nr_admitted);
 	kmem_cache_free(cmd_cache, cmd);
 	if (atomic_dec_and_test(&conn->nr_cmds))
 		wake_up(&conn->cmds_wq);
 	/*
-	 * Pairs with the barriers of rx_admit() and iet_cmd_buf_grow(): a
+	 * Pairs with the barriers of rx_admit() and iet_cmd_admit(): a
 	 * reader held or a command waiting for memory is seen, or sees us.
 	 */
 	smp_mb();
@@ -287,17 +354,28 @@ u32 iet_next_ttt(struct iet_conn *conn)
 	return ttt;
 }
 
-/* Hand the command to the write thread, unless it is queued already. */
+/*
+ * Hand the command to the write thread, unless it is queued already or is a
+ * read waiting for memory to run (its status comes after that). A write
+ * waiting for memory for its R2T is looked at again: its wait's reference
+ * becomes the queue's.
+ */
 void iet_cmd_queue_tx(struct iet_cmd *cmd)
 {
 	struct iet_conn *conn = cmd->conn;
 
 	spin_lock(&conn->lock);
 	if (!iet_stopping(conn)) {
-		if (!cmd->queued) {
-			cmd->queued = true;
+		switch (cmd->queue) {
+		case IET_Q_NONE:
 			iet_cmd_get(cmd);
-			list_add_tail(&cmd->tx_entry, &conn->tx_queue);
+			fallthrough;
+		case IET_Q_MEM_R2T:
+			cmd->queue = IET_Q_TX;
+			list_move_tail(&cmd->q_entry, &conn->tx_queue);
+			break;
+		default:
+			break;
 		}
 		/* Pairs with tx_disown(): the owner sees it, or we wake. */
 		smp_mb();
@@ -458,19 +536,21 @@ int iet_cmd_buf_prepare(struct iet_cmd *cmd)
 {
 	struct iet_scsi_req *req = &cmd->req;
 	u32 unsol = min(cmd->unsol_len, req->buf_len);
-	u32 old;
 	int ret;
 
 	if (!req->data_out && req->io.op != IET_IO_READ)
-		return iet_cmd_buf_alloc(cmd, &req->buf, req->buf_len);
+		return iet_conn_pin_now(cmd->conn, req->buf_len) ?
+		       iet_cmd_buf_alloc(cmd, &req->buf, req->buf_len) :
+		       -EBUSY;
+	if (req->data_out && !iet_conn_pin_now(cmd->conn, unsol))
+		return -EBUSY;
 	ret = iet_buf_reserve(&req->buf, req->buf_len);
 	/* Overwritten whole (data in, or read) before anyone reads them. */
 	req->buf.pool = &cmd->conn->pool;
 	if (ret || !req->data_out || !unsol)
 		return ret;
-	old = req->buf.len;
 	ret = iet_buf_grow(&req->buf, unsol);
-	count_pinned(cmd, req->buf.len - old);
+	count_held(cmd);
 	return ret;
 }
 
@@ -543,28 +623,24 @@ void iet_io_run(struct iet_cmd *cmd)
 void iet_cmd_release_tables(struct iet_conn *conn)
 {
 	struct iet_session *session = conn->session;
-	struct iet_cmd *cmd, *tmp;
+	struct iet_cmd *cmd, *tmp, *logout;
 	unsigned long index;
 	LIST_HEAD(drop);
 
 	spin_lock(&conn->lock);
 	list_splice_init(&conn->tx_queue, &drop);
-	list_for_each_entry(cmd, &drop, tx_entry)
-		cmd->queued = false;
-	list_for_each_entry_safe(cmd, tmp, &conn->mem_wait, mem_entry) {
-		list_del_init(&cmd->mem_entry);
-		cmd->mem_wait = IET_MEM_NO_WAIT;
-		list_add_tail(&cmd->tx_entry, &drop);
-	}
-	if (conn->logout) {
-		list_add_tail(&conn->logout->tx_entry, &drop);
-		conn->logout = NULL;
-	}
+	list_splice_init(&conn->mem_wait, &drop);
+	list_for_each_entry(cmd, &drop, q_entry)
+		cmd->queue = IET_Q_NONE;
+	logout = conn->logout;
+	conn->logout = NULL;
 	spin_unlock(&conn->lock);
-	list_for_each_entry_safe(cmd, tmp, &drop, tx_entry) {
-		list_del_init(&cmd->tx_entry);
+	list_for_each_entry_safe(cmd, tmp, &drop, q_entry) {
+		list_del_init(&cmd->q_entry);
 		iet_cmd_put(cmd);
 	}
+	if (logout)
+		iet_cmd_put(logout);
 
 	spin_lock(&session->lock);
 	list_for_each_entry_safe(cmd, tmp, &session->pending, pending)

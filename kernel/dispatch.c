@@ -35,10 +35,7 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 	 * probes (200 ms and more; measured with 1 MiB reads at QD4).
 	 */
 	if (req->status == SAM_STAT_GOOD && req->io.op == IET_IO_READ) {
-		int ret = iet_cmd_pin_room(cmd, req->buf_len,
-					   IET_MEM_WAIT_DISPATCH);
-
-		if (ret == -EAGAIN)
+		if (iet_cmd_admit(cmd, req->buf_len, IET_Q_MEM_DISPATCH))
 			return;
 		if (req->lun->ops->lend && req->execute && req->io.len &&
 		    req->io.len <= IET_CACHED_READ_MAX &&
@@ -46,11 +43,7 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 			iet_cmd_complete(req);
 			return;
 		}
-		ret = iet_cmd_buf_grow(cmd, req->buf_len,
-				       IET_MEM_WAIT_DISPATCH);
-		if (ret == -EAGAIN)
-			return;
-		if (ret) {
+		if (iet_cmd_buf_grow(cmd, req->buf_len)) {
 			/* Out of memory for now: the initiator retries. */
 			req->status = SAM_STAT_BUSY;
 			req->execute = NULL;

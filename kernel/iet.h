@@ -600,11 +600,11 @@ struct iet_conn {
 	u32 next_ttt;			/* under lock */
 
 	/*
-	 * Protects tx_queue, the R2T state of its commands, nop_* and
-	 * logout. Taken inside session->lock when both are needed.
+	 * Protects tx_queue, mem_wait, the R2T state of their commands,
+	 * nop_* and logout. Taken inside session->lock when both are needed.
 	 */
 	spinlock_t lock;
-	struct list_head tx_queue;
+	struct list_head tx_queue;	/* commands with a PDU to send */
 	struct iet_cmd *logout;		/* answered once commands drain */
 	u32 nop_ttt;			/* our outstanding ping, 0 = none */
 	unsigned long nop_sent;		/* jiffies */
@@ -613,6 +613,7 @@ struct iet_conn {
 	atomic_t nr_cmds;		/* commands not yet released */
 	u32 max_cmds;			/* IET_CONN_CMDS() of the window */
 	atomic_long_t pinned;		/* bytes of their buffers */
+	atomic_t nr_admitted;		/* commands holding their whole buffer */
 	struct llist_head done;		/* completed, for the write thread */
 	struct list_head mem_wait;	/* commands waiting for pinned bytes */
 	struct work_struct done_work;	/* drains done once tx is gone */
@@ -827,11 +828,15 @@ enum iet_cmd_state {
 	IET_ST_STATUS_SENT,
 };
 
-/* What a command waiting for buffer memory does once it has it. */
-enum iet_mem_wait {
-	IET_MEM_NO_WAIT,
-	IET_MEM_WAIT_DISPATCH,	/* a read: run */
-	IET_MEM_WAIT_R2T,		/* a write: solicit its data */
+/*
+ * The one list of its connection a command waits on, if any: to send a PDU,
+ * or for memory, and what it does once it has that (conn->lock).
+ */
+enum iet_cmd_queue {
+	IET_Q_NONE,
+	IET_Q_TX,		/* conn->tx_queue */
+	IET_Q_MEM_DISPATCH,	/* conn->mem_wait; a read: then run */
+	IET_Q_MEM_R2T,		/* conn->mem_wait; a write: then solicit */
 };
 
 enum iet_logout_scope {
@@ -845,19 +850,18 @@ struct iet_cmd {
 	struct iet_conn *conn;		/* a conn reference while alive */
 	enum iet_cmd_kind kind;
 	struct list_head pending;	/* session->pending */
-	struct list_head tx_entry;	/* conn->tx_queue */
+	struct list_head q_entry;	/* the list queue names */
 	struct list_head io_entry;	/* the I/O pool's queue */
 	struct list_head tmf_entry;	/* a TMF's list of victims */
 	struct llist_node done_node;	/* conn->done */
-	struct list_head mem_entry;	/* conn->mem_wait */
 	struct iscsi_hdr hdr;		/* the request's header */
 	u32 itt;			/* as on the wire (opaque) */
 	u32 cmdsn;
 	bool immediate;
 	bool in_table;			/* in conn->cmds */
 	bool dropped;			/* outside the window: never runs */
-	u8 mem_wait;			/* enum iet_mem_wait, under conn->lock */
-	bool queued;			/* on conn->tx_queue, under conn->lock */
+	u8 queue;			/* enum iet_cmd_queue, under conn->lock */
+	bool admitted;			/* counted in conn->nr_admitted */
 	bool counted;			/* occupies the CmdSN window */
 	bool counted_immediate;		/* in session->immediate */
 	/* The thread that sends the status if it completes there and then. */
@@ -904,8 +908,9 @@ struct iet_cmd {
 struct iet_cmd *iet_cmd_alloc(struct iet_conn *conn, enum iet_cmd_kind kind);
 struct iet_cmd *iet_cmd_alloc_rx(struct iet_conn *conn, enum iet_cmd_kind kind);
 int iet_cmd_buf_alloc(struct iet_cmd *cmd, struct iet_buf *buf, u32 len);
-int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len, enum iet_mem_wait then);
-int iet_cmd_pin_room(struct iet_cmd *cmd, u32 more, enum iet_mem_wait then);
+int iet_cmd_buf_grow(struct iet_cmd *cmd, u32 len);
+int iet_cmd_admit(struct iet_cmd *cmd, u32 total, enum iet_cmd_queue then);
+bool iet_conn_pin_now(struct iet_conn *conn, u32 len);
 bool iet_cmd_buf_lend(struct iet_cmd *cmd);
 void iet_conn_mem_retry(struct iet_conn *conn);
 void iet_conn_mem_kick(struct iet_conn *conn);

@@ -79,8 +79,13 @@ static int nop_out_start(struct iet_conn *conn)
 		cmd->reject_reason = ISCSI_REASON_PROTOCOL_ERROR;
 		return 0;
 	}
-	/* The ping data comes back in the NOP-In, as far as it fits. */
+	/*
+	 * The ping data comes back in the NOP-In, as far as it fits; past
+	 * the connection's limit of pinned bytes, none does (read, dropped).
+	 */
 	cmd->data_len = min(rx->dlen, conn->max_xmit_dsl);
+	if (!iet_conn_pin_now(conn, cmd->data_len))
+		cmd->data_len = 0;
 	if (iet_cmd_buf_alloc(cmd, &cmd->data, cmd->data_len))
 		return -ENOMEM;
 	rx->dbuf = &cmd->data;
@@ -232,7 +237,7 @@ static int rx_after_data(struct iet_conn *conn)
  * never reaches the limit; one that floods, or never reads what it is
  * sent, is held here and TCP pushes back. Buffer bytes are not gated here
  * (a held header would also hold the Data-Out behind it, which commands
- * holding memory wait for): they wait for room in iet_cmd_buf_grow().
+ * holding memory wait for): they wait for room in iet_cmd_admit().
  */
 static bool rx_may_admit(struct iet_conn *conn)
 {

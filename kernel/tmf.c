@@ -91,7 +91,7 @@ static bool abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 	if (end)
 		iet_cmd_complete(&victim->req);
 	/* Waiting for memory, it would hold up the TMF's response. */
-	if (READ_ONCE(victim->mem_wait))
+	if (READ_ONCE(victim->queue) >= IET_Q_MEM_DISPATCH)
 		iet_conn_mem_kick(conn);
 	return true;
 }

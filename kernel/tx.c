@@ -187,6 +187,46 @@ static bool cmd_take_dispatch(struct iet_conn *conn, struct iet_cmd *cmd)
 	return take;
 }
 
+/* Whether the write's next R2T may go now (MaxOutstandingR2T). */
+static bool r2t_due(struct iet_conn *conn, struct iet_cmd *cmd, u32 max_r2t)
+{
+	bool due;
+
+	spin_lock(&conn->lock);
+	due = cmd->state < IET_ST_EXECUTED && !cmd->aborted &&
+	      cmd->r2t_next < cmd->want_len && cmd->r2t_outstanding < max_r2t;
+	spin_unlock(&conn->lock);
+	return due;
+}
+
+/*
+ * The memory for the burst the next R2T asks for: the whole write's is
+ * reserved at its first (iet_cmd_admit()), the pages come burst by burst.
+ * Returns 0, -EAGAIN with the command waiting for memory, or -ENOMEM with
+ * it answered BUSY (the initiator retries); off the queue for either.
+ */
+static int r2t_buf(struct iet_conn *conn, struct iet_cmd *cmd, u32 max_burst)
+{
+	int ret = iet_cmd_admit(cmd, cmd->want_len, IET_Q_MEM_R2T);
+
+	if (ret)
+		return ret;
+	ret = iet_cmd_buf_grow(cmd, min(cmd->want_len,
+					cmd->r2t_next + max_burst));
+	if (!ret)
+		return 0;
+	spin_lock(&conn->lock);
+	list_del_init(&cmd->q_entry);
+	cmd->queue = IET_Q_NONE;
+	spin_unlock(&conn->lock);
+	if (cmd_take_dispatch(conn, cmd)) {
+		cmd->req.status = SAM_STAT_BUSY;
+		cmd->req.execute = NULL;
+		iet_cmd_complete(&cmd->req);
+	}
+	return ret;
+}
+
 /*
  * The next PDU of a SCSI command. When it has none to send now, it leaves
  * the queue in the same critical section that decided so: whoever makes
@@ -196,33 +236,12 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 {
 	u32 max_r2t = conn->session->keys[IET_KEY_MAX_OUTSTANDING_R2T];
 	u32 max_burst = conn->session->keys[IET_KEY_MAX_BURST];
-	u32 total, off = 0, len = 0, r2tsn = 0, need;
+	u32 total, off = 0, len = 0, r2tsn = 0;
 	bool executed;
 
-	/*
-	 * The pages for the data the next R2T asks for (a burst: r2t_next
-	 * moves only here), now or once there is room.
-	 */
-	need = min(cmd->want_len, cmd->r2t_next + max_burst);
-	if (READ_ONCE(cmd->state) < IET_ST_EXECUTED && !cmd->aborted &&
-	    cmd->req.buf.len < need) {
-		int ret = iet_cmd_buf_grow(cmd, need, IET_MEM_WAIT_R2T);
-
-		if (ret) {
-			spin_lock(&conn->lock);
-			list_del_init(&cmd->tx_entry);
-			cmd->queued = false;
-			spin_unlock(&conn->lock);
-		}
-		if (ret == -ENOMEM && cmd_take_dispatch(conn, cmd)) {
-			/* Out of memory for now: BUSY, and the initiator retries. */
-			cmd->req.status = SAM_STAT_BUSY;
-			cmd->req.execute = NULL;
-			iet_cmd_complete(&cmd->req);
-		}
-		if (ret)
-			return false;
-	}
+	/* r2t_next moves only here: what r2t_buf() grew is what goes. */
+	if (r2t_due(conn, cmd, max_r2t) && r2t_buf(conn, cmd, max_burst))
+		return false;
 
 	spin_lock(&conn->lock);
 	executed = cmd->state >= IET_ST_EXECUTED;
@@ -236,8 +255,8 @@ static bool build_scsi(struct iet_conn *conn, struct iet_cmd *cmd)
 	}
 	if ((cmd->aborted && !(executed && cmd->tas)) ||
 	    (executed ? cmd->state == IET_ST_STATUS_SENT : !len)) {
-		list_del_init(&cmd->tx_entry);
-		cmd->queued = false;
+		list_del_init(&cmd->q_entry);
+		cmd->queue = IET_Q_NONE;
 		spin_unlock(&conn->lock);
 		return false;
 	}
@@ -456,8 +475,8 @@ static int tx_seal(struct iet_conn *conn)
 static void tx_dequeue(struct iet_conn *conn, struct iet_cmd *cmd)
 {
 	spin_lock(&conn->lock);
-	list_del_init(&cmd->tx_entry);
-	cmd->queued = false;
+	list_del_init(&cmd->q_entry);
+	cmd->queue = IET_Q_NONE;
 	spin_unlock(&conn->lock);
 	iet_cmd_put(cmd);
 }
@@ -478,7 +497,7 @@ static int tx_next(struct iet_conn *conn, bool writer)
 	for (;;) {
 		spin_lock(&conn->lock);
 		cmd = list_first_entry_or_null(&conn->tx_queue, struct iet_cmd,
-					       tx_entry);
+					       q_entry);
 		/* Whether more PDUs are queued behind it, to send at once. */
 		tx->more = cmd && !list_is_singular(&conn->tx_queue);
 		spin_unlock(&conn->lock);
@@ -555,7 +574,7 @@ static void tx_pdu_sent(struct iet_conn *conn)
 	if (cmd->kind == IET_KIND_SCSI && cmd->state != IET_ST_STATUS_SENT) {
 		/* Round robin: a long read does not hold up the others. */
 		spin_lock(&conn->lock);
-		list_move_tail(&cmd->tx_entry, &conn->tx_queue);
+		list_move_tail(&cmd->q_entry, &conn->tx_queue);
 		spin_unlock(&conn->lock);
 		return;
 	}

@@ -204,13 +204,13 @@ def flood(c, pdus, mem, batch, stall_s=10):
 class Hostile:
     """The target under attack and the raw connections a test opens."""
 
-    def __init__(self, ietd, backing):
+    def __init__(self, ietd, backing, params=None):
         self.name = iqn("hostile")
         # InitialR2T No lets an initiator choose either (the OR function).
         self.daemon = ietd(Target(self.name, [
             Lun(0, None, "nullio"),
             Lun(1, str(backing("lun1", 64 * MiB))),
-        ], {"InitialR2T": "No"}))
+        ], {"InitialR2T": "No", **(params or {})}))
         self.conns = []
 
     def connect(self, login=True, **kw):
@@ -911,6 +911,73 @@ def test_a_window_of_reads_answered_into_a_full_socket_all_arrive_once_read(host
     hostile.assert_others_work(bystander)
 
 
+BIG_WRITE = 8 * MiB
+BIG_BURST = 4 * MiB
+
+
+def answer_burst(c, r2t, lun):
+    """Zeros for what one R2T asks, in PDUs of the target's
+    MaxRecvDataSegmentLength."""
+    pdus, off, end = [], r2t.offset, r2t.offset + r2t.desired_length
+    chunk = bytes(c.max_send_dsl)
+    for datasn, pos in enumerate(range(off, end, c.max_send_dsl)):
+        n = min(c.max_send_dsl, end - pos)
+        pdus.append(ri.data_out(itt=r2t.itt, ttt=r2t.ttt, offset=pos, data=chunk[:n],
+                                datasn=datasn, exp_statsn=c.exp_statsn, lun=lun,
+                                final=pos + n == end))
+    c.send(pdus)
+
+
+@pytest.mark.guard
+def test_big_writes_past_the_pin_limit_given_only_their_first_burst_stay_bounded(ietd, backing):
+    """A window of 8 MiB writes in 4 MiB bursts, each sent only the burst
+    its first R2T asks for: more than the connection may pin (64 MiB).
+    Writes past the limit wait for memory (one list at a time: a write
+    waiting for memory for its next burst, whose last Data-Out then came,
+    was queued for sending as well, and one list corrupted the other), the
+    connection still answers a ping and a LUN RESET, and everything is given
+    back once the initiator goes."""
+    h = Hostile(ietd, backing, {"MaxBurstLength": str(BIG_BURST)})
+    try:
+        h.keepalive_off()
+        c = h.connect(keys={"MaxBurstLength": str(BIG_BURST)})
+        assert c.param("MaxBurstLength") == BIG_BURST
+        bs = block_size(c, 0)
+        n = min(c.window(), 64)
+        with MemWatch(f"{n} WRITE(10) of 8 MiB given their first 4 MiB burst") as mem:
+            itts = set()
+            for _ in range(n):
+                itts.add(c.submit(ri.cdb_write10(0, BIG_WRITE // bs), lun=0, write=True,
+                                  edtl=BIG_WRITE).itt)
+            answered, seconds = set(), set()
+            while True:
+                try:
+                    r2t = c.expect(lambda p: p.opcode == ri.R2T and p.itt in itts,
+                                   5, "an R2T of the writes")
+                except TimeoutError:
+                    break
+                if r2t.offset == 0:
+                    answer_burst(c, r2t, 0)
+                    answered.add(r2t.itt)
+                else:
+                    seconds.add(r2t.itt)
+                mem.sample()
+            print(f"{len(answered)} of {n} writes got their first R2T, {len(seconds)} a second")
+            # At least the limit's worth of writes goes on; not all of them at once.
+            assert 64 * MiB // BIG_WRITE <= len(answered) < n
+            assert seconds <= answered
+            c.ping(timeout=ANSWER_S)
+            r = c.tmf(ri.TMF_LOGICAL_UNIT_RESET, lun=0, timeout=ANSWER_S)
+            assert r.response == ri.TMF_COMPLETE
+            c.ping(timeout=ANSWER_S)
+            c.reset()
+            h.wait_no_raw_sessions()
+        mem.check()
+        h.assert_others_work()
+    finally:
+        h.close_all()
+
+
 # ---------------------------------------------------------------- floods
 
 def unread_flood_connection(hostile):
@@ -974,6 +1041,42 @@ def test_an_unread_flood_of_nop_out_pings_keeps_memory_bounded(hostile, bystande
           f"the session went {gone:.1f} s after the close")
     mem.check()
     hostile.assert_others_work(bystander)
+
+
+BIG_PING = MiB
+BIG_PINGS = 400
+
+
+@pytest.mark.guard
+def test_an_unread_flood_of_big_pings_pins_at_most_the_connections_limit(ietd, backing):
+    """400 NOP-Out pings of 1 MiB, never read: each asks to be echoed, 400
+    MiB in all. Past the connection's limit of pinned bytes (64 MiB) the
+    target answers the rest without their data, and memory stays within
+    the bound a connection may take."""
+    h = Hostile(ietd, backing, {"MaxRecvDataSegmentLength": str(BIG_PING),
+                                "MaxXmitDataSegmentLength": str(BIG_PING)})
+    try:
+        # Echoes as long as the pings: the initiator takes 1 MiB segments.
+        h.keepalive_off()
+        c = h.connect(keys={"MaxRecvDataSegmentLength": str(BIG_PING)})
+        assert c.max_send_dsl == BIG_PING, c.target_keys
+        payload = os.urandom(BIG_PING)
+        assert c.ping(payload, timeout=ANSWER_S).data == payload, "one ping comes back whole"
+
+        def pings():
+            for _ in range(BIG_PINGS):
+                yield ri.nop_out(itt=c.next_itt(), cmdsn=c.cmdsn, exp_statsn=c.exp_statsn,
+                                 data=payload, immediate=True)
+
+        with MemWatch(f"{BIG_PINGS} unread NOP-Out pings of 1 MiB") as mem:
+            sent, how = flood(c, pings(), mem, batch=8)
+            gone = close_flooded(h, c, mem)
+        print(f"{sent} of {BIG_PINGS} pings of 1 MiB sent; the target {how}; "
+              f"the session went {gone:.1f} s after the close")
+        mem.check()
+        h.assert_others_work()
+    finally:
+        h.close_all()
 
 
 # Each asks for far more than exists: (CDB, EDTL, the data that exists).
