@@ -225,6 +225,7 @@ struct iet_pr {
 int iet_pr_init(struct iet_lun *lun);
 void iet_pr_destroy(struct iet_lun *lun);
 void iet_pr_check(struct iet_scsi_req *req);
+bool iet_pr_allows(struct iet_lun *lun, struct iet_session *nexus, bool write);
 void iet_pr_reset(struct iet_lun *lun);
 void iet_pr_release_spc2(struct iet_target *target,
 			 struct iet_session *holder);
@@ -659,6 +660,8 @@ u32 iet_data_in_len(struct iet_cmd *cmd);
 
 /* ---- commands ---------------------------------------------------------- */
 
+#define IET_ALSO_MAX	8	/* LUNs a command reaches besides its own */
+
 /*
  * What SCSI emulation needs of a command and gives back. The transport
  * embeds it in its command; SCSI code never sees iSCSI.
@@ -703,6 +706,13 @@ struct iet_scsi_req {
 	bool tset_aborted;		/* by a TMF: waits for nobody */
 	struct list_head tset_entry;	/* in tset.live */
 	struct list_head tset_resume;
+	/*
+	 * The other LUNs it reads or writes (EXTENDED COPY's copy targets),
+	 * set once before it touches them (nr_also last, released): task
+	 * management of any of them ends it as one of their own.
+	 */
+	u32 also[IET_ALSO_MAX];
+	u8 nr_also;
 
 	/* results */
 	u8 status;			/* SAM status */
@@ -713,6 +723,14 @@ struct iet_scsi_req {
 };
 
 #define IET_ASYNC	1	/* execute(): the backend completes it later */
+
+/* Ended by task management while it runs: a long command stops at its next step. */
+static inline bool iet_scsi_aborted(const struct iet_scsi_req *req)
+{
+	return READ_ONCE(req->tset_aborted);
+}
+
+bool iet_scsi_touches(const struct iet_scsi_req *req, u32 lun);
 
 void iet_scsi_parse(struct iet_scsi_req *req);
 int iet_scsi_execute(struct iet_scsi_req *req);

@@ -239,27 +239,54 @@ static bool allowed_special(const u8 *cdb)
 	return false;
 }
 
-/* Under pr->lock (the spinlock). */
-static bool conflicts(struct iet_pr *pr, const struct iet_scsi_req *req)
+/* A command of the flags f from nexus; under pr->lock (the spinlock). */
+static bool conflicts_for(struct iet_pr *pr, struct iet_session *nexus, u8 f)
 {
 	const struct iet_pr_state *st = pr->state;
-	u8 f = req->op_flags;
 	struct pr_nexus n;
 
 	/*
-	 * SPC-2: only INQUIRY, REPORT LUNS, REQUEST SENSE and RELEASE pass
-	 * another nexus's reservation (RELEASE then does nothing).
+	 * SPC-2: only INQUIRY, REPORT LUNS, REQUEST SENSE (and RELEASE,
+	 * conflicts()) pass another nexus's reservation.
 	 */
-	if (pr->scsi2 && pr->scsi2 != req->nexus)
-		return !(f & IET_OP_ANY_LUN) && !is_release(req->cdb[0]);
-	if (!st->reserved || f & (IET_OP_ANY_LUN | IET_OP_PR_FREE |
-				   IET_OP_PR_OWN) || allowed_special(req->cdb))
+	if (pr->scsi2 && pr->scsi2 != nexus)
+		return !(f & IET_OP_ANY_LUN);
+	if (!st->reserved ||
+	    f & (IET_OP_ANY_LUN | IET_OP_PR_FREE | IET_OP_PR_OWN))
 		return false;
-	nexus_of(req->nexus, &n);
+	nexus_of(nexus, &n);
 	if (reg_has_access(st, find_reg(st, &n)))
 		return false;
 	/* SPC-4 Table 63, SBC-3 Table 13: what passes write exclusive. */
 	return !(f & IET_OP_PR_READ) || type_ea(st->type);
+}
+
+/* Under pr->lock. RELEASE against an SPC-2 reservation then does nothing. */
+static bool conflicts(struct iet_pr *pr, const struct iet_scsi_req *req)
+{
+	if (pr->scsi2 && pr->scsi2 != req->nexus)
+		return !is_release(req->cdb[0]) &&
+		       conflicts_for(pr, req->nexus, req->op_flags);
+	return !allowed_special(req->cdb) &&
+	       conflicts_for(pr, req->nexus, req->op_flags);
+}
+
+/*
+ * Whether the reservations of lun let nexus read it (or write it), as they
+ * would a READ or a WRITE of its own: for the LUNs a command reaches
+ * besides the one it is addressed to (EXTENDED COPY's copy targets).
+ */
+bool iet_pr_allows(struct iet_lun *lun, struct iet_session *nexus, bool write)
+{
+	struct iet_pr *pr = &lun->pr;
+	bool conflict;
+
+	if (!READ_ONCE(pr->active))
+		return true;
+	spin_lock(&pr->lock);
+	conflict = conflicts_for(pr, nexus, write ? 0 : IET_OP_PR_READ);
+	spin_unlock(&pr->lock);
+	return !conflict;
 }
 
 /*
@@ -1137,7 +1164,7 @@ static int pr_out_execute(struct iet_scsi_req *req)
 	struct iet_pr *pr = &lun->pr;
 	struct pr_out o = { .sa = req->cdb[1] & 0x1f,
 			    .type = req->cdb[2] & 0x0f };
-	struct iet_pr_state *st = NULL;
+	struct iet_pr_state *st = NULL, *victims = NULL;
 	struct iet_pr_fault f;
 	struct abort_which w;
 	int status, nr = 0;
@@ -1202,23 +1229,38 @@ static int pr_out_execute(struct iet_scsi_req *req)
 		req->status = status;
 		goto unlock;
 	}
+	/*
+	 * PREEMPT AND ABORT: whom it preempted, as marked before the state
+	 * is compacted. Their tasks are collected only once the new state
+	 * is in force: one dispatched in between would pass the old check
+	 * and be no victim (a command checks the state it finds, and is
+	 * delivered, so collectable, before it checks).
+	 */
+	if (o.sa == PRO_PREEMPT_ABORT) {
+		victims = state_copy(st, 0);
+		if (!victims) {
+			req->status = SAM_STAT_BUSY;
+			goto unlock;
+		}
+	}
 	if ((st->aptpl || pr->persisted) && persist(lun, st)) {
 		/* Not kept as asked: nothing changes. */
 		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x55, 0x04);
 		goto unlock;
 	}
 	notify(lun, req->nexus, st, ua);
-	if (o.sa == PRO_PREEMPT_ABORT) {
-		w.st = st;
+	state_compact(st);
+	state_install(pr, st);
+	st = NULL;
+	if (victims) {
+		w.st = victims;
 		w.ua = ua;
 		iet_scsi_abort_tasks(req, preempted_nexus, &w);
 		aborted = true;
 	}
-	state_compact(st);
-	state_install(pr, st);
-	st = NULL;
 unlock:
 	mutex_unlock(&pr->mutex);
+	state_free(victims);
 	state_free(st);
 	kfree(ua);
 out:

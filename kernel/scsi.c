@@ -208,8 +208,29 @@ void iet_scsi_check_ua(struct iet_scsi_req *req)
 		iet_scsi_sense(req, UNIT_ATTENTION, asc, ascq);
 }
 
+/* Whether the command reads or writes LUN lun: its own, or another it reaches. */
+bool iet_scsi_touches(const struct iet_scsi_req *req, u32 lun)
+{
+	/* Pairs with the release that publishes also[] (xcopy.c). */
+	u8 i, nr = smp_load_acquire(&req->nr_also);
+
+	if (req->lun_id == lun)
+		return true;
+	for (i = 0; i < nr && i < IET_ALSO_MAX; i++)
+		if (req->also[i] == lun)
+			return true;
+	return false;
+}
+
 int iet_scsi_execute(struct iet_scsi_req *req)
 {
+	/*
+	 * Again as it runs, which may be after a wait (task set, write gate,
+	 * an I/O thread): a reservation or a port group's state may have
+	 * changed meanwhile what its nexus may do.
+	 */
+	iet_alua_check(req);
+	iet_pr_check(req);
 	if (req->status != SAM_STAT_GOOD || !req->execute)
 		return 0;
 	/* Held behind an older ORDERED command, or by one. */

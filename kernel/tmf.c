@@ -120,7 +120,8 @@ static unsigned int collect_session(struct iet_cmd *tmf,
 				take = cmd->itt == itt &&
 				       (lun == IET_LUN_ANY ||
 					cmd->req.lun_id == lun);
-			else if (lun != IET_LUN_ANY && cmd->req.lun_id != lun)
+			else if (lun != IET_LUN_ANY &&
+				 !iet_scsi_touches(&cmd->req, lun))
 				take = false;
 			else if (session == tmf->conn->session)
 				take = cmd->state >= IET_ST_DELIVERED ||

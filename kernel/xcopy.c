@@ -10,7 +10,10 @@
  * LUNs it could read and write itself. A copy runs in an I/O thread in
  * chunks through iet_lun_io_sync(): each chunk written is stable where the
  * destination writes through, and is one write to its write gate, so a
- * COMPARE AND WRITE sees none of it or all of it. Its status is held per
+ * COMPARE AND WRITE sees none of it or all of it. The nexus reaches each
+ * copy target only as its own commands could (reservations, port group
+ * state, unit attentions), checked before each segment, and task
+ * management of any copy target ends the copy. Its status is held per
  * I_T nexus and list identifier for RECEIVE COPY RESULTS.
  */
 #include <linux/slab.h>
@@ -175,6 +178,39 @@ static bool parse_cscd(struct iet_scsi_req *req, const u8 *p, u32 off,
 }
 
 /*
+ * Whether the nexus may still use a segment's copy targets as it could with
+ * commands of its own to them: through an active port group, with no unit
+ * attention pending for it there (that stays pending, for the nexus to
+ * hear on its next command to that LUN), within their reservations (the
+ * source read, the destination written). Checked before anything is
+ * copied and again before each segment: a copy addressed to one LUN must
+ * never pass the fence of another.
+ */
+static bool segment_allowed(struct iet_scsi_req *req, struct iet_lun *s,
+			    struct iet_lun *d)
+{
+	u8 asc, ascq;
+
+	iet_alua_check(req);
+	if (req->status != SAM_STAT_GOOD)
+		return false;
+	if ((s->lun != req->lun_id &&
+	     iet_ua_peek(req->nexus, s->lun, &asc, &ascq)) ||
+	    (d->lun != req->lun_id &&
+	     iet_ua_peek(req->nexus, d->lun, &asc, &ascq))) {
+		/* ERROR DETECTED BY THIRD PARTY TEMPORARY INITIATOR */
+		iet_scsi_sense(req, COPY_ABORTED, 0x0d, 0x00);
+		return false;
+	}
+	if (!iet_pr_allows(s, req->nexus, false) ||
+	    !iet_pr_allows(d, req->nexus, true)) {
+		req->status = SAM_STAT_RESERVATION_CONFLICT;
+		return false;
+	}
+	return true;
+}
+
+/*
  * One block-to-block segment descriptor (its form checked already): blocks
  * of the source (DC=0) or of the destination (DC=1), the same bytes on
  * both, on both media; the destination writable.
@@ -224,8 +260,33 @@ static bool check_segment(struct iet_scsi_req *req, const u8 *p, u32 off,
 			       d->iomode == IET_IOMODE_RO ? 0x00 : 0x02);
 		return false;
 	}
+	if (!segment_allowed(req, s, d))
+		return false;
 	*bytes = len;
 	return true;
+}
+
+/*
+ * The copy targets other than the addressed LUN, told to task management
+ * before the first of them is touched (iet_scsi_touches()): a reset or a
+ * PREEMPT AND ABORT of any of them ends the copy and waits for it.
+ */
+static void publish_targets(struct iet_scsi_req *req,
+			    const struct copy_target *ct, u32 nr_ct)
+{
+	u32 i, j;
+	u8 nr = 0;
+
+	for (i = 0; i < nr_ct; i++) {
+		u32 id = ct[i].lun->lun;
+
+		for (j = 0; j < nr && req->also[j] != id; j++)
+			;
+		if (id != req->lun_id && j == nr && nr < IET_ALSO_MAX)
+			req->also[nr++] = id;
+	}
+	/* also[] is whole before task management sees its count. */
+	smp_store_release(&req->nr_also, nr);
 }
 
 /* An I/O error at a copy target ends the copy: COPY ABORTED, with why. */
@@ -253,7 +314,13 @@ static int copy_segment(struct iet_scsi_req *req, const u8 *p,
 	u32 n;
 	int ret;
 
+	if (!segment_allowed(req, s, d))
+		return -EACCES;
 	for (done = 0; done < len; done += n) {
+		if (iet_scsi_aborted(req)) {
+			req->status = SAM_STAT_TASK_ABORTED;
+			return -ECANCELED;
+		}
 		n = min_t(u64, len - done, CHUNK);
 		off = down ? len - done - n : done;
 		ret = iet_lun_io_sync(s, IET_IO_READ, from + off, b, n, false);
@@ -376,6 +443,7 @@ static int xcopy_execute(struct iet_scsi_req *req)
 	for (i = 0, off = HDR; i < nr_ct; i++, off += CSCD_LEN)
 		if (!parse_cscd(req, p + off, off, &ct[i]))
 			goto done;
+	publish_targets(req, ct, nr_ct);
 	for (i = 0; i < nr_seg; i++)
 		if (!check_segment(req, p + seg[i], seg[i], ct, nr_ct,
 				   &bytes[i]))

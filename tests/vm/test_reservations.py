@@ -20,8 +20,10 @@ from ietlib import ietadm
 from vmlib import initiator as ini
 from vmlib import kmsg
 from vmlib import rawiscsi as ri
+from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import PR_DIR, Lun, Target, iqn, listening
 from vmlib.util import CommandError, MiB, run, wait_until
+from vmlib.xcopy import cscd, naa_of, raw_xcopy, segment
 
 IFACES = ["pr0", "pr1", "pr2"]
 # pr2 is another host: another initiator name, not only another ISID.
@@ -245,6 +247,48 @@ def test_fence_scsi_fences_one_of_two_nodes(ietd, backing, nexuses):
         # The agent's monitor: a is off (2), b on (0).
         assert fence_scsi(c, "status", "a1").returncode == 2
         assert fence_scsi(c, "status", "b2").returncode == 0
+    finally:
+        for f in ("/run/cluster.key", "/run/cluster.dev"):
+            Path(f).unlink(missing_ok=True)
+
+
+@pytest.mark.guard
+def test_a_fenced_node_cannot_write_the_fenced_lun_through_an_xcopy_to_another(
+        ietd, backing, nexuses, tmp_path):
+    """fence_scsi fences node A off LUN 1 (node B preempts it); A's EXTENDED
+    COPY addressed to LUN 0, which no reservation guards, with LUN 1 as its
+    destination gets RESERVATION CONFLICT and LUN 1 keeps its data: the
+    copy manager checks the reservations of every LUN it writes, not only
+    of the LUN the command was sent to. Reading LUN 1 (Write Exclusive,
+    Registrants Only) into LUN 0 is still allowed."""
+    target = iqn("pr-fence-xcopy")
+    ietd(Target(target, [Lun(0, str(backing("x0", 16 * MiB))),
+                         Lun(1, str(backing("x1", 16 * MiB)))]))
+    a, _, b = nexuses(target)
+    by_iface = ini.sessions_by_iface(target)
+    a1, b1 = (ini.disk_of(by_iface[IFACES[i]], 1) for i in (0, 2))
+    n = MiB // 512
+    data, kept = bytes(range(256)) * (MiB // 256), b"\x5a" * MiB
+    try:
+        pwrite_direct(a, 0, data)
+        pwrite_direct(b1, 0, kept)
+        for dev, key in ((a1, "a1"), (b1, "b2")):
+            drain_ua(dev)
+            cp = fence_scsi(dev, "on", key)
+            assert cp.returncode == 0, cp.stdout + cp.stderr
+        cp = fence_scsi(b1, "off", "a1")           # B fences A
+        assert cp.returncode == 0, cp.stdout + cp.stderr
+        assert not can_write(a1)
+        drain_ua(a)
+
+        lists = [cscd(naa_of(a)), cscd(naa_of(a1))]
+        rc, out = raw_xcopy(a, lists, [segment(0, 1, n, 0, 0)], tmp_path)
+        assert rc == CONFLICT_EXIT, f"the fenced node's copy into LUN 1: {rc} {out}"
+        assert pread_direct(b1, 0, MiB) == kept, "the fenced LUN was written"
+        # Write exclusive lets A read LUN 1, so a copy out of it goes on.
+        rc, out = raw_xcopy(a, lists, [segment(1, 0, n, 0, 8192)], tmp_path)
+        assert rc == 0, f"a copy out of the fenced LUN: {rc} {out}"
+        assert pread_direct(a, 8192 * 512, MiB) == kept
     finally:
         for f in ("/run/cluster.key", "/run/cluster.dev"):
             Path(f).unlink(missing_ok=True)

@@ -10,12 +10,12 @@ aborted."""
 
 import os
 import struct
-import subprocess
 
 import pytest
 
 from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
+from vmlib.xcopy import cscd, naa_of, raw_xcopy, segment, vpd_raw
 from vmlib.util import MiB, run, udev_settle
 
 BS = 512
@@ -115,48 +115,6 @@ def test_a_held_list_identifier_gives_its_status(disks):
     out = run(["sg_copy_results", "--status", "--list_id=7", a1]).stdout
     assert "completed" in out.lower(), out
     assert pread_direct(a1, 0, MiB) == pread_direct(a0, 0, MiB)
-
-
-def vpd_raw(dev, page):
-    return subprocess.run(["sg_vpd", f"--page={page:#x}", "--raw", dev],
-                          capture_output=True, check=True, timeout=60).stdout
-
-
-def naa_of(dev):
-    """The NAA designator of the disk's logical unit (VPD 0x83)."""
-    page = vpd_raw(dev, 0x83)
-    off = 4
-    while off < len(page):
-        code_set, kind, n = page[off] & 0x0F, page[off + 1], page[off + 3]
-        if code_set == 1 and kind == 0x03:        # binary, LU, NAA
-            return page[off + 4:off + 4 + n]
-        off += 4 + n
-    raise AssertionError(f"no NAA designator in {page.hex()}")
-
-
-def cscd(naa):
-    """An identification CSCD descriptor of a 512-byte-block disk."""
-    return (bytes([0xE4, 0, 0, 0, 0x01, 0x03, 0, len(naa)]) + naa.ljust(20, b"\0")
-            + bytes([0, 0, 0x02, 0x00]))
-
-
-def segment(src, dst, nr, src_lba, dst_lba):
-    """A block-to-block segment descriptor."""
-    return struct.pack(">BBHHHHHQQ", 0x02, 0, 24, src, dst, 0, nr, src_lba, dst_lba)
-
-
-def raw_xcopy(dev, cscds, segs, tmp_path, length=None):
-    """EXTENDED COPY (LID1, no list identifier held) through sg_raw:
-    (exit status, what it printed)."""
-    plist = (struct.pack(">BBHIII", 0, 0x3 << 3, 32 * len(cscds), 0, 28 * len(segs), 0)
-             + b"".join(cscds) + b"".join(segs))
-    length = len(plist) if length is None else length
-    f = tmp_path / "xcopy-list"
-    f.write_bytes(plist.ljust(length, b"\0"))
-    cdb = [0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, *struct.pack(">I", length), 0, 0]
-    cp = run(["sg_raw", "-s", str(length), "-i", str(f), dev,
-              *(f"{b:02x}" for b in cdb)], check=False, timeout=120)
-    return cp.returncode, cp.stdout + cp.stderr
 
 
 def test_a_copy_overlapping_its_source_copies_the_original(disks, tmp_path):
