@@ -423,6 +423,7 @@ int iet_conn_add(struct iet_session *session, u16 cid, int fd, u32 stat_sn,
 	conn->next_ttt = 1;
 	conn->last_rx = jiffies;
 	spin_lock_init(&conn->lock);
+	mutex_init(&conn->text_mutex);
 	iet_page_pool_init(&conn->pool);
 	INIT_LIST_HEAD(&conn->tx_queue);
 	INIT_LIST_HEAD(&conn->mem_wait);

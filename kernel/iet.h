@@ -578,7 +578,13 @@ struct iet_conn {
 	struct file *file;		/* holds the socket */
 	struct sockaddr_storage peer;
 	struct sockaddr_storage local;
-	struct iet_text *text;		/* a Text exchange (text.c), rx only */
+	/*
+	 * A Text exchange (text.c), under text_mutex: a Text request runs in
+	 * the read thread that delivers it in CmdSN order, which may be
+	 * another connection's of the session (MaxConnections > 1).
+	 */
+	struct mutex text_mutex;
+	struct iet_text *text;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);

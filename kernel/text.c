@@ -155,7 +155,7 @@ static void text_refuse(struct iet_cmd *cmd, u8 reason)
 	iet_reject(cmd->conn, &cmd->hdr, reason);
 }
 
-void iet_text_execute(struct iet_cmd *cmd)
+static void text_execute(struct iet_cmd *cmd)
 {
 	struct iscsi_text *hdr = (struct iscsi_text *)&cmd->hdr;
 	struct iet_conn *conn = cmd->conn;
@@ -214,4 +214,13 @@ respond:
 		return;
 	}
 	text_respond(cmd, t, cont);
+}
+
+void iet_text_execute(struct iet_cmd *cmd)
+{
+	struct iet_conn *conn = cmd->conn;
+
+	mutex_lock(&conn->text_mutex);
+	text_execute(cmd);
+	mutex_unlock(&conn->text_mutex);
 }

@@ -15,6 +15,7 @@ from ietlib import ietadm
 from vmlib import initiator as ini
 from vmlib import proc
 from vmlib import rawiscsi as ri
+from vmlib.mcs import second
 from vmlib.kmsg import KernelLog
 from vmlib.rawiscsi import Connection
 from vmlib.target import Lun, Target, iqn
@@ -31,22 +32,6 @@ def raw(name=NAME):
     c = Connection(name, timeout=30).connect()
     c.login({"MaxConnections": 2}, clear_ua=True)
     return c
-
-
-def second(a):
-    """Connection 1 of a's session."""
-    b = Connection(a.target, timeout=30, isid=a.isid, cid=1).connect()
-    b.tsih = a.tsih
-    b.login({"MaxConnections": 2}, cmdsn=a.cmdsn, clear_ua=False)
-
-    # ietd hands the socket to the kernel after the final Login Response
-    # has gone out, so the connection may reach /proc a moment later.
-    def both():
-        [s] = proc.sessions_of(a.target)
-        return sorted(c.cid for c in s.conns) == [0, 1]
-
-    wait_until(both, 10, "connection 1 to join the session in /proc")
-    return b
 
 
 def in_background(*args):
