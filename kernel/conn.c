@@ -3,6 +3,7 @@
  * Connections: adopting a logged-in socket from ietd, the socket callbacks
  * that wake the read and write threads, keepalive, and ordered teardown.
  */
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -244,6 +245,15 @@ static void conn_release(struct work_struct *work)
 	/* Whoever queued work saw CLOSING clear and woke tx under this lock. */
 	spin_lock(&conn->lock);
 	spin_unlock(&conn->lock);
+	/*
+	 * Sending becomes ours for good: a thread that owns it (the writer,
+	 * or an I/O thread or a work item sending what it served) may be
+	 * using the command at the head of the queue, whose reference the
+	 * tables below drop. It lets go soon: sends do not block, and fail
+	 * on the shut socket.
+	 */
+	while (!iet_tx_own(conn))
+		usleep_range(50, 100);
 	kthread_stop(conn->rx_thread);
 	kthread_stop(conn->tx_thread);
 	/* Completions from now on are drained by a work item. */
