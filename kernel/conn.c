@@ -65,15 +65,21 @@ static void conn_free_buffers(struct iet_conn *conn)
 static void conn_free(struct kref *kref)
 {
 	struct iet_conn *conn = container_of(kref, struct iet_conn, kref);
+	bool pins = test_bit(IET_CF_PINS_MODULE, &conn->flags);
 
-	if (test_bit(IET_CF_PINS_MODULE, &conn->flags))
-		module_put(THIS_MODULE);
 	put_task_struct(conn->rx_thread);
 	put_task_struct(conn->tx_thread);
 	fput(conn->file);
 	iet_session_put(conn->session);
 	conn_free_buffers(conn);
 	kfree(conn);
+	/*
+	 * Last: an unload may begin the moment it is dropped. What runs of
+	 * ours after it runs in a thread or work item that the unload waits
+	 * for (iet_cmd_wait_all(), then the module's workqueue destroyed).
+	 */
+	if (pins)
+		module_put(THIS_MODULE);
 }
 
 void iet_conn_put(struct iet_conn *conn)
@@ -305,9 +311,9 @@ static void conn_drain_work(struct work_struct *work)
 }
 
 /* Work of the module's own, on a workqueue that runs under memory pressure. */
-void iet_queue_work(struct work_struct *work)
+bool iet_queue_work(struct work_struct *work)
 {
-	queue_work(iet_wq, work);
+	return queue_work(iet_wq, work);
 }
 
 /*

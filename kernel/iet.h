@@ -306,11 +306,13 @@ int iet_lun_del(struct iet_target *target, u32 lun);
 
 /* The target's pool of I/O threads ("Wthreads"), fed one command at a time. */
 struct iet_iopool {
-	spinlock_t lock;			/* protects queue */
+	spinlock_t lock;			/* protects queue, closed */
 	struct list_head queue;
 	wait_queue_head_t wq;
 	struct task_struct *threads[IET_MAX_WTHREADS];
 	unsigned int nr;			/* under target->lock */
+	bool closed;				/* no threads: see drain */
+	struct work_struct drain;		/* ends what comes unexecuted */
 };
 
 /*
@@ -646,7 +648,7 @@ void iet_conn_close(struct iet_conn *conn);
 void iet_conn_put(struct iet_conn *conn);
 void iet_conn_drain_done(struct iet_conn *conn);
 void iet_conn_drain_later(struct iet_conn *conn);
-void iet_queue_work(struct work_struct *work);
+bool iet_queue_work(struct work_struct *work);
 int iet_rx_thread(void *arg);
 void iet_tx_slot_free(struct iet_tx *tx);
 int iet_tx_thread(void *arg);

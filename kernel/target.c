@@ -117,14 +117,48 @@ static int io_thread(void *arg)
 	return 0;
 }
 
+/*
+ * A pool without threads (its target going) ends what is queued there
+ * unexecuted, in a work item: a command a task set or a write gate resumes
+ * after the last thread left would otherwise wait for ever, and the module
+ * with it. Unanswered: its connection is closing.
+ */
+static void pool_drain_work(struct work_struct *work)
+{
+	struct iet_iopool *pool = container_of(work, struct iet_iopool, drain);
+	struct iet_target *target = container_of(pool, struct iet_target, pool);
+	struct iet_cmd *cmd;
+
+	while ((cmd = pool_take(pool))) {
+		spin_lock(&cmd->conn->lock);
+		cmd->aborted = true;
+		spin_unlock(&cmd->conn->lock);
+		iet_io_run(cmd);
+		cond_resched();
+	}
+	iet_target_put(target);
+}
+
+static void pool_drain_later(struct iet_target *target)
+{
+	kref_get(&target->kref);
+	if (!iet_queue_work(&target->pool.drain))
+		iet_target_put(target);
+}
+
 void iet_pool_submit(struct iet_target *target, struct iet_cmd *cmd)
 {
 	struct iet_iopool *pool = &target->pool;
+	bool closed;
 
 	spin_lock(&pool->lock);
 	list_add_tail(&cmd->io_entry, &pool->queue);
+	closed = pool->closed;
 	spin_unlock(&pool->lock);
-	wake_up(&pool->wq);
+	if (closed)
+		pool_drain_later(target);
+	else
+		wake_up(&pool->wq);
 }
 
 /* I/O threads leaving a pool: stopped by a work item, not by the caller. */
@@ -179,7 +213,6 @@ int iet_pool_resize(struct iet_target *target, unsigned int nr)
 {
 	struct iet_iopool *pool = &target->pool;
 	struct task_struct *task;
-	struct iet_cmd *cmd;
 
 	lockdep_assert_held(&target->lock);
 	while (pool->nr < nr) {
@@ -192,13 +225,14 @@ int iet_pool_resize(struct iet_target *target, unsigned int nr)
 	if (pool->nr > nr)
 		pool_shrink(target, nr);
 	/*
-	 * Nobody is left to take what is queued: it ends unexecuted (a
-	 * retiring thread may still take some first).
+	 * Nobody is left to take what is queued, or comes: it ends
+	 * unexecuted (a retiring thread may still take some first).
 	 */
-	while (!pool->nr && (cmd = pool_take(pool))) {
-		cmd->aborted = true;
-		iet_io_run(cmd);
-	}
+	spin_lock(&pool->lock);
+	pool->closed = !pool->nr;
+	spin_unlock(&pool->lock);
+	if (!pool->nr)
+		pool_drain_later(target);
 	return 0;
 }
 
@@ -250,6 +284,7 @@ int iet_target_add(u32 *tid, const char *name, struct nlattr *tparams,
 	spin_lock_init(&target->pool.lock);
 	INIT_LIST_HEAD(&target->pool.queue);
 	init_waitqueue_head(&target->pool.wq);
+	INIT_WORK(&target->pool.drain, pool_drain_work);
 	/* Portal group 1, active/optimized, until told otherwise. */
 	target->tpgs[0].tag = IET_TPGT_DEFAULT;
 	target->tpgs[0].state = IET_ALUA_AO;

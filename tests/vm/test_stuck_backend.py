@@ -48,8 +48,13 @@ def set_release_timeout(seconds):
     Path("/sys/module/iscsi_trgt/parameters/release_timeout").write_text(f"{seconds}\n")
 
 
+@pytest.mark.parametrize("held", [False, True], ids=["alone", "ordered-held"])
 @pytest.mark.parametrize("lun_type", ["fileio", "blockio"])
-def test_writes_stuck_in_the_backend_never_stall_teardown(stuck_device, kmod, ietd, lun_type):
+def test_writes_stuck_in_the_backend_never_stall_teardown(stuck_device, kmod, ietd, lun_type,
+                                                          held):
+    """held: an ORDERED write waits in the task set behind the stuck ones.
+    It runs only once they end, after the target (and its I/O threads) went:
+    it must end unexecuted then, not wait for a thread that never comes."""
     set_release_timeout(RELEASE_S)
     name = iqn(f"stuck-{lun_type}")
     daemon = ietd(Target(name, [Lun(0, stuck_device, type=lun_type)]))
@@ -60,6 +65,9 @@ def test_writes_stuck_in_the_backend_never_stall_teardown(stuck_device, kmod, ie
     run(["dmsetup", "suspend", DM_NAME], timeout=60)
     tasks = [c.submit(ri.cdb_write10(i * 8, 8), data=os.urandom(4096))
              for i in range(STUCK_WRITES)]
+    if held:
+        tasks.append(c.submit(ri.cdb_write10(STUCK_WRITES * 8, 8), data=os.urandom(4096),
+                              attr=ri.ATTR_ORDERED))
     time.sleep(2)
     c.poll()
     answered = [p for p in c.unclaimed if p.opcode == ri.SCSI_RSP]
