@@ -415,7 +415,9 @@ static int write_record(struct iet_lun *lun, char slot, const void *rec,
 
 	if (!path)
 		return -ENOMEM;
-	f = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_LARGEFILE, 0600);
+	/* As root: a link planted where the record goes is not followed. */
+	f = filp_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+		      O_LARGEFILE, 0600);
 	kfree(path);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
@@ -494,7 +496,7 @@ static struct pr_file *read_record(struct iet_lun *lun, char slot)
 
 	if (!path)
 		return NULL;
-	f = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
+	f = filp_open(path, O_RDONLY | O_NOFOLLOW | O_LARGEFILE, 0);
 	if (IS_ERR(f)) {
 		kfree(path);
 		return NULL;
