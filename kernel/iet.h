@@ -306,11 +306,12 @@ int iet_lun_del(struct iet_target *target, u32 lun);
 
 /* The target's pool of I/O threads ("Wthreads"), fed one command at a time. */
 struct iet_iopool {
-	spinlock_t lock;			/* protects queue, closed */
+	spinlock_t lock;			/* protects queue, busy, closed */
 	struct list_head queue;
 	wait_queue_head_t wq;
 	struct task_struct *threads[IET_MAX_WTHREADS];
 	unsigned int nr;			/* under target->lock */
+	unsigned int busy;			/* threads running a command */
 	bool closed;				/* no threads: see drain */
 	struct work_struct drain;		/* ends what comes unexecuted */
 };
@@ -414,6 +415,7 @@ struct iet_lost_nexus {
 
 /* The status of an EXTENDED COPY held for RECEIVE COPY RESULTS (xcopy.c). */
 #define IET_COPIES_HELD		8	/* per I_T nexus */
+#define IET_COPIES_RUNNING	4	/* per I_T nexus at once */
 
 struct iet_copy_status {
 	bool used;
@@ -447,6 +449,8 @@ struct iet_session {
 	struct list_head ua;			/* struct iet_ua */
 	struct iet_copy_status copies[IET_COPIES_HELD];
 	u8 copy_next;				/* the one replaced next */
+	atomic_t copies_running;		/* EXTENDED COPYs running */
+	atomic_t in_pool;			/* I/O threads its commands hold */
 
 	struct iet_stats stats;
 };

@@ -80,16 +80,65 @@ struct iet_target *iet_target_lookup(u32 tid)
 	return xa_load(&iet_targets, tid);
 }
 
+/*
+ * The next command for a thread. The threads are shared by the target's
+ * sessions, and one session's long commands (copies, verifies, WRITE SAME)
+ * must not take them all from the others: while the one at the head
+ * belongs to a session that holds its share already (half the threads),
+ * the first of a session that holds fewest goes first; and a session past
+ * its share leaves the last idle thread to the others. Alone, a session
+ * has all but that one.
+ */
 static struct iet_cmd *pool_take(struct iet_iopool *pool)
 {
-	struct iet_cmd *cmd;
+	unsigned int nr = READ_ONCE(pool->nr), share = max(1U, nr / 2), fewest;
+	struct iet_cmd *cmd, *pos;
 
 	spin_lock(&pool->lock);
 	cmd = list_first_entry_or_null(&pool->queue, struct iet_cmd, io_entry);
-	if (cmd)
+	/* A closed pool's drain takes everything (pool_drain_work()). */
+	if (cmd && !pool->closed &&
+	    atomic_read(&cmd->conn->session->in_pool) >= share) {
+		fewest = atomic_read(&cmd->conn->session->in_pool);
+		list_for_each_entry(pos, &pool->queue, io_entry) {
+			unsigned int n = atomic_read(&pos->conn->session->in_pool);
+
+			if (n < fewest) {
+				cmd = pos;
+				fewest = n;
+			}
+		}
+		if (fewest >= share && pool->busy + 1 >= nr)
+			cmd = NULL;
+	}
+	if (cmd) {
 		list_del_init(&cmd->io_entry);
+		atomic_inc(&cmd->conn->session->in_pool);
+		pool->busy++;
+	}
 	spin_unlock(&pool->lock);
 	return cmd;
+}
+
+/*
+ * A command a thread took is done with: its session holds one fewer, and a
+ * thread that left a command queued for want of its share looks again.
+ */
+static void pool_run(struct iet_iopool *pool, struct iet_cmd *cmd)
+{
+	struct iet_session *session = cmd->conn->session;
+	bool queued;
+
+	kref_get(&session->kref);
+	iet_io_run(cmd);
+	atomic_dec(&session->in_pool);
+	iet_session_put(session);
+	spin_lock(&pool->lock);
+	pool->busy--;
+	queued = !list_empty(&pool->queue);
+	spin_unlock(&pool->lock);
+	if (queued)
+		wake_up(&pool->wq);
 }
 
 static int io_thread(void *arg)
@@ -112,7 +161,7 @@ static int io_thread(void *arg)
 						   (cmd = pool_take(pool)) ||
 						   kthread_should_stop());
 		if (cmd)
-			iet_io_run(cmd);
+			pool_run(pool, cmd);
 	}
 	return 0;
 }
@@ -133,7 +182,7 @@ static void pool_drain_work(struct work_struct *work)
 		spin_lock(&cmd->conn->lock);
 		cmd->aborted = true;
 		spin_unlock(&cmd->conn->lock);
-		iet_io_run(cmd);
+		pool_run(pool, cmd);
 		cond_resched();
 	}
 	iet_target_put(target);

@@ -411,7 +411,7 @@ static bool check_header(struct iet_scsi_req *req, const u8 *p, u32 len)
 	return false;
 }
 
-static int xcopy_execute(struct iet_scsi_req *req)
+static int copy_run(struct iet_scsi_req *req)
 {
 	u32 len = req->buf_len, cscd_len, nr_ct, nr_seg, i, off;
 	struct copy_target ct[CSCD_MAX] = {};
@@ -468,6 +468,25 @@ out:
 				req->status == SAM_STAT_GOOD ? COPY_DONE :
 				COPY_FAILED, segs, total);
 	kfree(p);
+	return 0;
+}
+
+/*
+ * A copy holds an I/O thread for as long as it runs (up to SEG_MAX segments
+ * of SEG_LEN_MAX): an I_T nexus runs a few at once, and is told TASK SET
+ * FULL past that (initiators retry, or copy by hand).
+ */
+static int xcopy_execute(struct iet_scsi_req *req)
+{
+	atomic_t *running = &req->nexus->copies_running;
+
+	if (atomic_inc_return(running) > IET_COPIES_RUNNING) {
+		atomic_dec(running);
+		req->status = SAM_STAT_TASK_SET_FULL;
+		return 0;
+	}
+	copy_run(req);
+	atomic_dec(running);
 	return 0;
 }
 

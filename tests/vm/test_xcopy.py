@@ -8,14 +8,18 @@ must not do it refuses with the data untouched: a LUN of another target is
 unreachable, a read-only LUN is not written, a copy past the end is
 aborted."""
 
+import collections
 import os
 import struct
+import threading
+import time
 
 import pytest
 
+from vmlib import rawiscsi as ri
 from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
-from vmlib.xcopy import cscd, naa_of, raw_xcopy, segment, vpd_raw
+from vmlib.xcopy import cdb, cscd, naa_in, naa_of, param_list, raw_xcopy, segment, vpd_raw
 from vmlib.util import MiB, run, udev_settle
 
 BS = 512
@@ -171,3 +175,70 @@ def test_what_it_must_not_copy_is_refused_and_left_alone(disks, tmp_path):
     rc, out = raw_xcopy(a0, [cscd(naa_of(a0))], [segment(0, 0, 8, 0, 8192)],
                         tmp_path, length=64 * 1024)
     assert rc != 0 and "parameter list length error" in out.lower(), out
+
+
+COPY_FLOOD_S = 20
+COPIES_IN_FLIGHT = 8
+# What one 4 KiB write of another session may wait, under emulation, while
+# the flood runs: the copies may slow it, never queue it behind them.
+WRITE_WITHIN_S = 1.5
+
+
+def test_a_flood_of_copies_from_one_session_leaves_another_its_writes(ietd, backing):
+    """Session A keeps eight EXTENDED COPYs of 256 MiB each in flight (16
+    segments of 16 MiB, within LUN 0) for 20 s, with four I/O threads;
+    session B writes 4 KiB at a time to LUN 1, whose writes need an I/O
+    thread too. A runs at most IET_COPIES_RUNNING copies at once (TASK SET
+    FULL for the rest) and may not hold every thread: B's slowest write
+    stays within WRITE_WITHIN_S."""
+    name = iqn("xcopy-fair")
+    ietd(Target(name, [Lun(0, str(backing("f0", 64 * MiB))),
+                       Lun(1, str(backing("f1", 16 * MiB)))], {"Wthreads": 4}))
+    a = ri.Connection(name, initiator="iqn.2024-01.com.example.iet:copier", timeout=120)
+    a.connect()
+    a.login(clear_ua=True)
+    b = ri.Connection(name, initiator="iqn.2024-01.com.example.iet:writer", timeout=60)
+    b.connect()
+    b.login(clear_ua=True)
+    vpd = a.execute(ri.cdb_inquiry(255, evpd=True, page=0x83), lun=0, read=True, edtl=255)
+    n = 16 * MiB // BS
+    plist = param_list([cscd(naa_in(vpd.data))],
+                       [segment(0, 0, n, 0, n) for _ in range(16)])
+
+    def copy():
+        return a.submit(cdb(len(plist)), lun=0, data=plist, write=True)
+
+    stop = threading.Event()
+    slowest, writes = [0.0], [0]
+
+    def writer():
+        data = os.urandom(4096)
+        while not stop.is_set():
+            t0 = time.monotonic()
+            r = b.execute(ri.cdb_write10(8, 4096 // BS), lun=1, data=data, timeout=60)
+            assert r.status == ri.GOOD, f"B's write: status {r.status:#x}"
+            slowest[0] = max(slowest[0], time.monotonic() - t0)
+            writes[0] += 1
+
+    statuses = collections.Counter()
+    tasks = [copy() for _ in range(COPIES_IN_FLIGHT)]
+    t = threading.Thread(target=writer)
+    t.start()
+    try:
+        end = time.monotonic() + COPY_FLOOD_S
+        while time.monotonic() < end:
+            r = a.wait(tasks.pop(0), 120)
+            statuses[r.status] += 1
+            tasks.append(copy())
+    finally:
+        stop.set()
+        t.join()
+    for task in tasks:
+        statuses[a.wait(task, 120).status] += 1
+    print(f"copies: {dict(statuses)}; B: {writes[0]} writes, the slowest {slowest[0]:.2f} s")
+    assert set(statuses) <= {ri.GOOD, ri.TASK_SET_FULL}, statuses
+    assert statuses[ri.GOOD] > 0 and writes[0] > 0
+    assert slowest[0] < WRITE_WITHIN_S, f"B's write waited {slowest[0]:.1f} s behind the copies"
+    for c in (a, b):
+        c.logout()
+        c.close()

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """EXTENDED COPY parameter lists by hand, sent through sg_raw to a kernel
-initiator's disk: for the copy tests and the fencing tests that copy."""
+initiator's disk or by a raw initiator: for the copy tests and the fencing
+tests that copy."""
 
 import struct
 import subprocess
@@ -15,7 +16,11 @@ def vpd_raw(dev, page):
 
 def naa_of(dev):
     """The NAA designator of the disk's logical unit (VPD 0x83)."""
-    page = vpd_raw(dev, 0x83)
+    return naa_in(vpd_raw(dev, 0x83))
+
+
+def naa_in(page):
+    """The logical unit's NAA designator in a device identification page."""
     off = 4
     while off < len(page):
         code_set, kind, n = page[off] & 0x0F, page[off + 1], page[off + 3]
@@ -36,15 +41,23 @@ def segment(src, dst, nr, src_lba, dst_lba):
     return struct.pack(">BBHHHHHQQ", 0x02, 0, 24, src, dst, 0, nr, src_lba, dst_lba)
 
 
+def param_list(cscds, segs):
+    """An EXTENDED COPY (LID1) parameter list, no list identifier held."""
+    return (struct.pack(">BBHIII", 0, 0x3 << 3, 32 * len(cscds), 0, 28 * len(segs), 0)
+            + b"".join(cscds) + b"".join(segs))
+
+
+def cdb(length):
+    return bytes([0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, *struct.pack(">I", length), 0, 0])
+
+
 def raw_xcopy(dev, cscds, segs, tmp_path, length=None):
     """EXTENDED COPY (LID1, no list identifier held) through sg_raw:
     (exit status, what it printed)."""
-    plist = (struct.pack(">BBHIII", 0, 0x3 << 3, 32 * len(cscds), 0, 28 * len(segs), 0)
-             + b"".join(cscds) + b"".join(segs))
+    plist = param_list(cscds, segs)
     length = len(plist) if length is None else length
     f = tmp_path / "xcopy-list"
     f.write_bytes(plist.ljust(length, b"\0"))
-    cdb = [0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, *struct.pack(">I", length), 0, 0]
     cp = run(["sg_raw", "-s", str(length), "-i", str(f), dev,
-              *(f"{b:02x}" for b in cdb)], check=False, timeout=120)
+              *(f"{b:02x}" for b in cdb(length))], check=False, timeout=120)
     return cp.returncode, cp.stdout + cp.stderr
