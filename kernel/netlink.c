@@ -42,6 +42,7 @@ const struct nla_policy iet_tparam_policy[IET_TP_MAX + 1] = {
 	[IET_TP_QUEUED_CMDS] = NLA_POLICY_RANGE(NLA_U32, 1, 4096),
 	[IET_TP_NOP_INTERVAL] = NLA_POLICY_MAX(NLA_U32, 3600),
 	[IET_TP_NOP_TIMEOUT] = NLA_POLICY_MAX(NLA_U32, 3600),
+	[IET_TP_TARGET_RESET] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 /* Ranges of RFC 7143 section 13; digests are a value or an offer mask. */

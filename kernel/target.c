@@ -17,6 +17,7 @@ static const u32 tparam_defaults[IET_TP_MAX + 1] = {
 	[IET_TP_QUEUED_CMDS] = 128,
 	[IET_TP_NOP_INTERVAL] = 10,
 	[IET_TP_NOP_TIMEOUT] = 15,
+	[IET_TP_TARGET_RESET] = 0,
 };
 
 /* IET's defaults: RFC 7143's, but DefaultTime2Retain 0 (no ERL 2). */

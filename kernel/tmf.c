@@ -357,6 +357,14 @@ void iet_tmf_execute(struct iet_cmd *tmf)
 		break;
 	case ISCSI_TM_FUNC_TARGET_WARM_RESET:
 	case ISCSI_TM_FUNC_TARGET_COLD_RESET:
+		/*
+		 * It ends every session's tasks: one initiator may do so to
+		 * all only where the target says it may (AllowTargetReset).
+		 */
+		if (!READ_ONCE(target->tparams[IET_TP_TARGET_RESET])) {
+			response = ISCSI_TMF_RSP_AUTH_FAILED;
+			break;
+		}
 		collect(tmf, &victims, IET_LUN_ANY, false, 0, true);
 		/* What a LUN reset ends, on every LUN. */
 		iet_pr_release_spc2(target, NULL);

@@ -595,7 +595,8 @@ static void tx_pdu_sent(struct iet_conn *conn)
 	case IET_KIND_TMF:
 		tm = (struct iscsi_tm *)&cmd->hdr;
 		if ((tm->flags & ISCSI_FLAG_TM_FUNC_MASK) ==
-		    ISCSI_TM_FUNC_TARGET_COLD_RESET)
+		    ISCSI_TM_FUNC_TARGET_COLD_RESET &&
+		    cmd->tmf_response == ISCSI_TMF_RSP_COMPLETE)
 			iet_conn_fail(conn);	/* RFC 7143 11.5.1 */
 		break;
 	default:

@@ -76,6 +76,7 @@ static const struct conf_key conf_keys[] = {
 	{ "QueuedCommands", CK_NUM, CK_TPARAMS, IET_TP_QUEUED_CMDS, 1, 4096 },
 	{ "NOPInterval", CK_NUM, CK_TPARAMS, IET_TP_NOP_INTERVAL, 0, 3600 },
 	{ "NOPTimeout", CK_NUM, CK_TPARAMS, IET_TP_NOP_TIMEOUT, 0, 3600 },
+	{ "AllowTargetReset", CK_BOOL, CK_TPARAMS, IET_TP_TARGET_RESET, 0, 1 },
 };
 
 #define NR_CONF_KEYS	(sizeof(conf_keys) / sizeof(conf_keys[0]))

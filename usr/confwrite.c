@@ -10,13 +10,6 @@
 #include "confwrite.h"
 #include "params.h"
 
-static const char *const tparam_names[IET_TP_COUNT] = {
-	[IET_TP_WTHREADS] = "Wthreads",
-	[IET_TP_QUEUED_CMDS] = "QueuedCommands",
-	[IET_TP_NOP_INTERVAL] = "NOPInterval",
-	[IET_TP_NOP_TIMEOUT] = "NOPTimeout",
-};
-
 __attribute__((format(printf, 2, 3)))
 static int put(struct textbuf *out, const char *fmt, ...)
 {
@@ -187,8 +180,9 @@ static int write_target(const struct target_conf *t, unsigned int flags,
 	}
 	for (i = 1; i <= IET_TP_MAX; i++)
 		if (t->tparams[i] != def.tparams[i])
-			ret |= put(out, "\t%s %u", tparam_names[i],
-				   t->tparams[i]);
+			ret |= put(out, "\t%s %s", tparam_name(i),
+				   tparam_format(i, t->tparams[i], val,
+						 sizeof(val)));
 	return ret ? -ENOSPC : 0;
 }
 

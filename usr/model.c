@@ -9,6 +9,27 @@
 
 #include "model.h"
 
+static const char *const tparam_names[IET_TP_COUNT] = {
+	[IET_TP_WTHREADS] = "Wthreads",
+	[IET_TP_QUEUED_CMDS] = "QueuedCommands",
+	[IET_TP_NOP_INTERVAL] = "NOPInterval",
+	[IET_TP_NOP_TIMEOUT] = "NOPTimeout",
+	[IET_TP_TARGET_RESET] = "AllowTargetReset",
+};
+
+const char *tparam_name(unsigned int tp)
+{
+	return tp < IET_TP_COUNT && tparam_names[tp] ? tparam_names[tp] : "?";
+}
+
+const char *tparam_format(unsigned int tp, uint32_t v, char *buf, size_t len)
+{
+	if (tp == IET_TP_TARGET_RESET)
+		return v ? "Yes" : "No";
+	snprintf(buf, len, "%u", v);
+	return buf;
+}
+
 void target_conf_defaults(struct target_conf *t)
 {
 	memset(t, 0, sizeof(*t));

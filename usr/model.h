@@ -140,6 +140,9 @@ struct config {
 
 /* A target with IET's defaults for every parameter and key. */
 void target_conf_defaults(struct target_conf *t);
+/* A target parameter's name in ietd.conf and ietadm, and its value as text. */
+const char *tparam_name(unsigned int tp);
+const char *tparam_format(unsigned int tp, uint32_t v, char *buf, size_t len);
 void target_conf_free(struct target_conf *t);
 /* Deep copy; dst is overwritten. -ENOMEM leaves dst empty. */
 int target_conf_copy(struct target_conf *dst, const struct target_conf *src);

@@ -16,13 +16,6 @@
 #include "op_pr.h"
 #include "params.h"
 
-static const char *const tparam_names[IET_TP_COUNT] = {
-	[IET_TP_WTHREADS] = "Wthreads",
-	[IET_TP_QUEUED_CMDS] = "QueuedCommands",
-	[IET_TP_NOP_INTERVAL] = "NOPInterval",
-	[IET_TP_NOP_TIMEOUT] = "NOPTimeout",
-};
-
 static const char *iomode_name(uint32_t m)
 {
 	return m == IET_IOMODE_WB ? "wb" : m == IET_IOMODE_RO ? "ro" : "wt";
@@ -83,9 +76,11 @@ static void target_text(struct textbuf *out, const struct target_conf *t,
 			const struct ktarget *kt)
 {
 	unsigned int i;
+	char val[16];
 
 	for (i = 1; i <= IET_TP_MAX; i++)
-		out_line(out, "%s=%u", tparam_names[i], kt->tparams[i]);
+		out_line(out, "%s=%s", tparam_name(i),
+			 tparam_format(i, kt->tparams[i], val, sizeof(val)));
 	out_line(out, "MaxSessions=%u", t->max_sessions);
 	if (t->alias[0])
 		out_line(out, "Alias=%s", t->alias);
@@ -324,7 +319,7 @@ static void target_json(struct jw *j, const struct target_conf *t,
 	}
 	jw_obj(j, "params");
 	for (i = 1; i <= IET_TP_MAX; i++)
-		jw_u64(j, tparam_names[i], kt->tparams[i]);
+		jw_u64(j, tparam_name(i), kt->tparams[i]);
 	jw_end(j, '}');
 	keys_json(j, "session_defaults", kt->keys, true);
 	tpg_json(j, kt);

@@ -12,13 +12,6 @@
 #include "params.h"
 #include "plan.h"
 
-static const char *const tparam_names[IET_TP_COUNT] = {
-	[IET_TP_WTHREADS] = "Wthreads",
-	[IET_TP_QUEUED_CMDS] = "QueuedCommands",
-	[IET_TP_NOP_INTERVAL] = "NOPInterval",
-	[IET_TP_NOP_TIMEOUT] = "NOPTimeout",
-};
-
 /* Steps are collected by kind, then concatenated in this order. */
 struct builder {
 	struct plan *p;
@@ -137,8 +130,10 @@ static void changed_params(const struct ktarget *kt,
 	}
 	for (i = 1; i <= IET_TP_MAX && n < len; i++)
 		if (kt->tparams[i] != t->tparams[i])
-			n += snprintf(buf + n, len - n, "%s%s=%u", n ? ", " : "",
-				      tparam_names[i], t->tparams[i]);
+			n += snprintf(buf + n, len - n, "%s%s=%s", n ? ", " : "",
+				      tparam_name(i),
+				      tparam_format(i, t->tparams[i], val,
+						    sizeof(val)));
 }
 
 static bool same_accounts(const struct auth *a, const struct auth *b)

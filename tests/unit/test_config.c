@@ -134,7 +134,8 @@ TEST(config_sets_every_target_key)
 		"  Wthreads 16\n"
 		"  QueuedCommands 256\n"
 		"  NOPInterval 0\n"
-		"  NOPTimeout 30\n";
+		"  NOPTimeout 30\n"
+		"  AllowTargetReset Yes\n";
 	struct config cfg;
 	const struct target_conf *t;
 
@@ -159,6 +160,7 @@ TEST(config_sets_every_target_key)
 	CHECK_EQ(t->tparams[IET_TP_QUEUED_CMDS], 256);
 	CHECK_EQ(t->tparams[IET_TP_NOP_INTERVAL], 0);
 	CHECK_EQ(t->tparams[IET_TP_NOP_TIMEOUT], 30);
+	CHECK_EQ(t->tparams[IET_TP_TARGET_RESET], 1);
 	config_free(&cfg);
 }
 
@@ -358,6 +360,8 @@ TEST(config_error_value_out_of_range)
 	      "ietd.conf:2: NOPInterval: ", "0..3600");
 	FAILS("Target " TARGET1 "\n NOPTimeout 4000\n",
 	      "ietd.conf:2: NOPTimeout: ", "0..3600");
+	FAILS("Target " TARGET1 "\n AllowTargetReset 1\n",
+	      "ietd.conf:2: AllowTargetReset: ", "not Yes or No");
 	FAILS("Target " TARGET1 "\n MaxConnections 0\n",
 	      "ietd.conf:2: MaxConnections: ", "1..65535");
 	FAILS("Target " TARGET1 "\n DefaultTime2Wait 3601\n",

@@ -55,6 +55,7 @@ static char err[1024];
 	"	QueuedCommands 256\n"					\
 	"	NOPInterval 5\n"					\
 	"	NOPTimeout 30\n"					\
+	"	AllowTargetReset Yes\n"				\
 	"Target " TARGET2 "\n"						\
 	"	Lun 0 Type=nullio\n"
 

@@ -157,7 +157,7 @@ TEST(ctl_show_target_prints_its_parameters)
 	cf_init(&f);
 	REQUIRE(run(&f, "show", CTL_F_TID, 1, 0) == 0);
 	CHECK_STR(f.out.buf, "Wthreads=4\nQueuedCommands=128\nNOPInterval=10\n"
-		  "NOPTimeout=15\nMaxSessions=3\n"
+		  "NOPTimeout=15\nAllowTargetReset=No\nMaxSessions=3\n"
 		  "PortalGroup=1,State=active/optimized,Sessions=0\n");
 	cf_free(&f);
 }

@@ -59,7 +59,9 @@ def test_iscsi_test_cu_every_test_passes_or_skips_as_listed(ietd, backing):
              params={"IOMode": "ro"})
     e512 = Lun(2, str(backing("conformance-512e", 16 * MiB)),
                params={"PhysicalBlockSize": 4096})
-    ietd(Target(name, [Lun(0, str(backing("conformance", 64 * MiB))), ro, e512]))
+    # Some tests reset the target (Reserve6, PreventAllow): allowed here.
+    ietd(Target(name, [Lun(0, str(backing("conformance", 64 * MiB))), ro, e512],
+                {"AllowTargetReset": "Yes"}))
     url = f"iscsi://127.0.0.1/{name}/0"
     # The second URL gives the multipath tests their second I_T nexus.
     cp = run(["iscsi-test-cu", "--dataloss", "--verbose", "--test=ALL",

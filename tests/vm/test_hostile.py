@@ -911,6 +911,27 @@ def test_a_window_of_reads_answered_into_a_full_socket_all_arrive_once_read(host
     hostile.assert_others_work(bystander)
 
 
+TMF_AUTH_FAILED = 6      # RFC 7143 11.6.1: Function authorization failed
+
+
+@pytest.mark.guard
+def test_target_resets_are_refused_unless_the_target_allows_them(hostile, bystander):
+    """TARGET WARM RESET and TARGET COLD RESET end every session's tasks: by
+    default they are refused (Function authorization failed) and nothing is
+    reset, the asking connection included; with AllowTargetReset Yes a warm
+    reset is done."""
+    c = hostile.connect()
+    for function in (ri.TMF_TARGET_WARM_RESET, ri.TMF_TARGET_COLD_RESET):
+        r = c.tmf(function, lun=0, timeout=ANSWER_S)
+        assert r.response == TMF_AUTH_FAILED, f"TMF {function}: response {r.response}"
+    c.ping(timeout=ANSWER_S)            # a refused cold reset keeps the connection
+    bystander.check()
+    ietadm("--op", "update", f"--tid={hostile.name}", "--params=AllowTargetReset=Yes")
+    r = c.tmf(ri.TMF_TARGET_WARM_RESET, lun=0, timeout=ANSWER_S)
+    assert r.response == ri.TMF_COMPLETE, r
+    hostile.assert_others_work(bystander)
+
+
 BIG_WRITE = 8 * MiB
 BIG_BURST = 4 * MiB
 

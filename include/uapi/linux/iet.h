@@ -202,6 +202,7 @@ enum iet_tparam {
 	IET_TP_QUEUED_CMDS,	/* u32, 1..4096: CmdSN window per session */
 	IET_TP_NOP_INTERVAL,	/* u32, seconds, 0 = no keepalive */
 	IET_TP_NOP_TIMEOUT,	/* u32, seconds */
+	IET_TP_TARGET_RESET,	/* u32, 0|1: initiators may reset the target */
 	__IET_TP_MAX
 };
 
