@@ -13,6 +13,10 @@ def second(a, keys=None):
     b = Connection(a.target, timeout=a.timeout, isid=a.isid, cid=1).connect()
     b.tsih = a.tsih
     b.login({"MaxConnections": 2, **(keys or {})}, cmdsn=a.cmdsn, clear_ua=False)
+    # Session-wide keys are the leading connection's (Irrelevant here).
+    for k, v in a.params.items():
+        if b.params.get(k) == "Irrelevant":
+            b.params[k] = v
 
     # ietd hands the socket to the kernel after the final Login Response
     # has gone out, so the connection may reach /proc a moment later.
