@@ -666,16 +666,24 @@ static void scsi2_release(struct iet_pr *pr)
 }
 
 /* A LUN reset or a target reset: the SPC-2 reservation ends. */
+/*
+ * A reset ends the SPC-2 reservation under pr->lock alone: it runs in the
+ * read thread, which must not wait for pr->mutex while a PERSISTENT RESERVE
+ * OUT holding it syncs its record. A RESERVE or a PR OUT that decided under
+ * the mutex with the reservation as it was decided before the reset.
+ */
 void iet_pr_reset(struct iet_lun *lun)
 {
-	mutex_lock(&lun->pr.mutex);
 	scsi2_release(&lun->pr);
-	mutex_unlock(&lun->pr.mutex);
 }
 
 /*
  * The SPC-2 reservations on a target's LUNs end: those holder's session
- * held (I_T nexus loss), or all of them (holder NULL: a target reset).
+ * held (I_T nexus loss), or all of them (holder NULL: a target reset). For
+ * a holder, under pr->mutex whatever scsi2 says now: a RESERVE of its that
+ * saw the session still linked may be about to take the reservation, and
+ * must be done first (it checks unlinked, set before this, under the same
+ * mutex).
  */
 void iet_pr_release_spc2(struct iet_target *target,
 			 struct iet_session *holder)
@@ -688,9 +696,11 @@ void iet_pr_release_spc2(struct iet_target *target,
 		lun = iet_lun_get(target, idx);
 		if (!lun)
 			continue;
-		if (!holder || READ_ONCE(lun->pr.scsi2) == holder) {
+		if (!holder) {
+			scsi2_release(&lun->pr);
+		} else {
 			mutex_lock(&lun->pr.mutex);
-			if (!holder || lun->pr.scsi2 == holder)
+			if (lun->pr.scsi2 == holder)
 				scsi2_release(&lun->pr);
 			mutex_unlock(&lun->pr.mutex);
 		}
