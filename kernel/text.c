@@ -41,19 +41,23 @@ static u32 text_add(char *out, u32 off, const char *key, const char *val)
 	return off + n + 1;
 }
 
+/* The portal the connection came in through, with its group's tag. */
 static u32 text_addresses(struct iet_conn *conn, char *out, u32 off)
 {
+	u16 tag = conn->session->tpgt;
 	char addr[64];
 
 	off = text_add(out, off, "TargetName", conn->session->target->name);
 	if (conn->local.ss_family == AF_INET6)
-		snprintf(addr, sizeof(addr), "[%pI6c]:%u,1",
+		snprintf(addr, sizeof(addr), "[%pI6c]:%u,%u",
 			 &((struct sockaddr_in6 *)&conn->local)->sin6_addr,
-			 ntohs(((struct sockaddr_in6 *)&conn->local)->sin6_port));
+			 ntohs(((struct sockaddr_in6 *)&conn->local)->sin6_port),
+			 tag);
 	else
-		snprintf(addr, sizeof(addr), "%pI4:%u,1",
+		snprintf(addr, sizeof(addr), "%pI4:%u,%u",
 			 &((struct sockaddr_in *)&conn->local)->sin_addr,
-			 ntohs(((struct sockaddr_in *)&conn->local)->sin_port));
+			 ntohs(((struct sockaddr_in *)&conn->local)->sin_port),
+			 tag);
 	return text_add(out, off, "TargetAddress", addr);
 }
 

@@ -76,6 +76,10 @@ def test_each_group_is_a_target_port_with_its_own_alua_state(daemon, iscsid):  #
     try:
         assert one.target_keys["TargetPortalGroupTag"] == "1"
         assert two.target_keys["TargetPortalGroupTag"] == "2"
+        # SendTargets in a normal session: the portal it came through, its tag.
+        for c, addr in ((one, "127.0.0.1:3260,1"), (two, "127.0.0.2:3260,2")):
+            assert dict(c.text({"SendTargets": "All"}, timeout=30).text) == \
+                {"TargetName": NAME, "TargetAddress": addr}
         assert vpd83_port(one) == (1, 1, f"{NAME},t,0x0001")
         assert vpd83_port(two) == (2, 2, f"{NAME},t,0x0002")
         assert rtpg_groups(one) == {1: (0x0, 1), 2: (0x0, 2)}
