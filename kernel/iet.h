@@ -189,6 +189,7 @@ void iet_tset_abort(struct iet_scsi_req *req);
 
 /* A registration of a LUN's persistent reservations (pr.c). */
 #define IET_PR_REGS_MAX		128
+#define IET_PR_REGS_PER_NAME	32	/* of one initiator name */
 
 struct iet_pr_reg {
 	u64 key;

@@ -902,6 +902,21 @@ static void pr_fault_sense(struct iet_scsi_req *req,
 		iet_scsi_invalid_param(req, f->byte, f->bit);
 }
 
+/*
+ * Room for one more registration of initiator: in the LUN's table, and
+ * within its share, so that one initiator (all its ports, SPEC_I_PT lists
+ * of made-up ISIDs) cannot take every registration from the others.
+ */
+static bool reg_room(const struct iet_pr_state *st, const char *initiator)
+{
+	u32 i, mine = 0;
+
+	for (i = 0; i < st->nr; i++)
+		mine += !st->regs[i].gone &&
+			!strcasecmp(st->regs[i].initiator, initiator);
+	return st->nr < IET_PR_REGS_MAX && mine < IET_PR_REGS_PER_NAME;
+}
+
 /* REGISTER and REGISTER AND IGNORE EXISTING KEY (5.13.7). */
 static int do_register(struct iet_scsi_req *req, struct pr_out *o,
 		       struct iet_pr_state *st, u8 *ua)
@@ -918,7 +933,7 @@ static int do_register(struct iet_scsi_req *req, struct pr_out *o,
 			return SAM_STAT_RESERVATION_CONFLICT;
 		if (!pl->sa_key)
 			return -ENODATA;	/* GOOD, nothing changes */
-		if (st->nr + 1 > IET_PR_REGS_MAX)
+		if (!reg_room(st, o->me.initiator))
 			goto no_room;
 		add_reg(st, &o->me, pl->sa_key, pl->all_tg_pt);
 		/* SPEC_I_PT: the ports named, on this target port too. */
@@ -942,7 +957,7 @@ static int do_register(struct iet_scsi_req *req, struct pr_out *o,
 			}
 			if (j >= 0)
 				continue;
-			if (st->nr + 1 > IET_PR_REGS_MAX)
+			if (!reg_room(st, n.initiator))
 				goto no_room;
 			add_reg(st, &n, pl->sa_key, pl->all_tg_pt);
 		}
@@ -1132,7 +1147,7 @@ static int do_move(struct iet_scsi_req *req, struct pr_out *o,
 	}
 	j = find_reg(st, &n);
 	if (j < 0) {
-		if (st->nr + 1 > IET_PR_REGS_MAX) {
+		if (!reg_room(st, n.initiator)) {
 			iet_scsi_sense(req, ILLEGAL_REQUEST, 0x55, 0x04);
 			return SAM_STAT_CHECK_CONDITION;
 		}

@@ -604,3 +604,34 @@ def test_register_with_spec_i_pt_and_no_transportid_length_registers_no_one(
     assert raw_full_status(c) == []
     c.logout()
     c.close()
+
+
+@pytest.mark.guard
+def test_one_initiator_cannot_take_every_registration(ietd, backing):
+    """REGISTER with SPEC_I_PT naming 40 made-up ports of the initiator's own
+    name is refused whole (INSUFFICIENT REGISTRATION RESOURCES: an
+    initiator name has at most 32 of the LUN's 128 registrations) and
+    registers no one; 31 and itself fit; another initiator still registers."""
+    target = lun_target(ietd, backing, "pr-per-name")
+    c, _ = raw_login(target)
+    name = c.initiator
+
+    def spec_i_pt(count, sark):
+        ids = b"".join(tpid(f"{name},i,0x{0x400000000000 + k:012x}") for k in range(count))
+        return basic(sark=sark, flags=0x08) + len(ids).to_bytes(4, "big") + ids
+
+    r = raw_pr_out(c, 0, spec_i_pt(40, 0xA))
+    assert r.status == ri.CHECK_CONDITION, f"status {r.status:#x}"
+    assert r.sense_triple == (ILLEGAL_REQUEST, 0x55, 0x04), r.sense.hex()
+    assert raw_full_status(c) == []
+    r = raw_pr_out(c, 0, spec_i_pt(31, 0xA))
+    assert r.status == ri.GOOD, r.sense.hex()
+    assert len(raw_full_status(c)) == 32
+    other = ri.Connection(target, initiator=OTHER_HOST, timeout=30).connect()
+    other.login()
+    r = raw_pr_out(other, 0, basic(sark=0xB))
+    assert r.status == ri.GOOD, r.sense.hex()
+    assert len(raw_full_status(c)) == 33
+    for conn in (other, c):
+        conn.logout()
+        conn.close()
