@@ -85,30 +85,50 @@ struct iet_cmd *iet_cmd_alloc_rx(struct iet_conn *conn, enum iet_cmd_kind kind)
 }
 
 /*
- * What all connections together pin, and what they may: a budget for the
- * module, besides each connection's IET_CONN_PIN_MAX.
+ * What all connections together hold in data buffers, and what they may: a
+ * budget for the module, besides each connection's IET_CONN_PIN_MAX. Pages
+ * held, not admissions: a write admitted to 8 MiB holds a burst until the
+ * next comes, and a peer that never sends it must not spend the others'
+ * budget.
  */
-static atomic_long_t pinned_total = ATOMIC_LONG_INIT(0);
+static atomic_long_t held_total = ATOMIC_LONG_INIT(0);
 static unsigned long pin_budget_mib;
 module_param(pin_budget_mib, ulong, 0644);
 MODULE_PARM_DESC(pin_budget_mib,
 		 "MiB of data buffers all connections together may hold (default 0: a quarter of RAM)");
 
-static bool room_for(struct iet_conn *conn, u32 more)
+static long pin_budget(void)
 {
 	unsigned long mib = READ_ONCE(pin_budget_mib);
-	long budget = mib ? mib << 20 :
-		      (long)(totalram_pages() << PAGE_SHIFT) / 4;
 
-	return atomic_long_read(&conn->pinned) + more <= IET_CONN_PIN_MAX &&
-	       atomic_long_read(&pinned_total) + more <= budget;
+	if (mib)
+		return (long)min_t(unsigned long, mib, LONG_MAX >> 20) << 20;
+	return min_t(u64, (u64)totalram_pages() << PAGE_SHIFT, LONG_MAX) / 4;
 }
 
+/*
+ * Room for more bytes on the connection, within its limit less keep, and
+ * in the module's budget.
+ */
+static bool room_for(struct iet_conn *conn, u32 more, long keep)
+{
+	return atomic_long_read(&conn->pinned) + more + keep <=
+	       IET_CONN_PIN_MAX &&
+	       atomic_long_read(&held_total) + more <= pin_budget();
+}
+
+/* Counted against the connection's limit: held or admitted. */
 static void count_pinned(struct iet_cmd *cmd, u32 bytes)
 {
 	cmd->pinned += bytes;
 	atomic_long_add(bytes, &cmd->conn->pinned);
-	atomic_long_add(bytes, &pinned_total);
+}
+
+/* Counted in the module's budget: held. */
+static void count_global(struct iet_cmd *cmd, u32 bytes)
+{
+	cmd->held += bytes;
+	atomic_long_add(bytes, &held_total);
 }
 
 /*
@@ -116,44 +136,50 @@ static void count_pinned(struct iet_cmd *cmd, u32 bytes)
  * and unsolicited write data, ping data to echo) or a reply's buffer:
  * within both limits, or when it pins nothing at all. A command refused
  * so ends at once (BUSY, a ping answered without its data), never waits.
+ * Admissions leave IET_CONN_PIN_UNASKED of the limit to these.
  */
 bool iet_conn_pin_now(struct iet_conn *conn, u32 len)
 {
-	return !len || !atomic_long_read(&conn->pinned) || room_for(conn, len);
+	return !len || !atomic_long_read(&conn->pinned) ||
+	       room_for(conn, len, 0);
 }
 
 /*
  * What a SCSI command's buffer holds beyond what is counted already (its
- * admission counted the whole buffer in advance).
+ * admission counted the whole buffer against the connection in advance).
  */
 static void count_held(struct iet_cmd *cmd)
 {
 	u32 len = cmd->req.buf.len;
 
+	if (len > cmd->held)
+		count_global(cmd, len - cmd->held);
 	if (len > cmd->pinned)
 		count_pinned(cmd, len - cmd->pinned);
 }
 
-/* A buffer of the command's, counted against its connection's limit. */
+/* A buffer of the command's, counted against both limits. */
 int iet_cmd_buf_alloc(struct iet_cmd *cmd, struct iet_buf *buf, u32 len)
 {
 	int ret = iet_buf_alloc(buf, len);
 
-	if (!ret)
+	if (!ret) {
 		count_pinned(cmd, buf->len);
+		count_global(cmd, buf->len);
+	}
 	return ret;
 }
 
 /*
- * Whether more bytes may be pinned by the connection now. While no command
- * is admitted one always may be, so that one command of any size makes
- * progress whatever the commands still waiting hold (their unsolicited
- * data).
+ * Whether more bytes may be admitted on the connection now. While no
+ * command is admitted one always may be, so that one command of any size
+ * makes progress whatever the commands still waiting hold (their
+ * unsolicited data).
  */
 static bool pin_room(struct iet_conn *conn, u32 more)
 {
 	return !more || !atomic_read(&conn->nr_admitted) ||
-	       room_for(conn, more);
+	       room_for(conn, more, IET_CONN_PIN_UNASKED);
 }
 
 /*
@@ -171,12 +197,27 @@ int iet_cmd_admit(struct iet_cmd *cmd, u32 total, enum iet_cmd_queue then)
 	struct iet_conn *conn = cmd->conn;
 	u32 more = total > cmd->pinned ? total - cmd->pinned : 0;
 
-	if (cmd->admitted)
+	if (cmd->admitted || !total)
 		return 0;
-	if (!pin_room(conn, more)) {
+	/*
+	 * Behind those waiting already, the first time: else a stream of
+	 * small commands would take every byte freed before a big one that
+	 * waits sees room.
+	 */
+	if ((!cmd->mem_waited && !list_empty_careful(&conn->mem_wait)) ||
+	    !pin_room(conn, more)) {
 		spin_lock(&conn->lock);
+		/*
+		 * Another connection's read thread may deliver a read of
+		 * ours once our tables are gone: nobody would retry it.
+		 */
+		if (iet_stopping(conn) && cmd->queue == IET_Q_NONE) {
+			spin_unlock(&conn->lock);
+			return -EAGAIN;
+		}
 		iet_cmd_get(cmd);
 		cmd->queue = then;
+		cmd->mem_waited = true;
 		list_move_tail(&cmd->q_entry, &conn->mem_wait);
 		spin_unlock(&conn->lock);
 		/* Pairs with the barrier in cmd_release(): a release since is seen. */
@@ -282,7 +323,7 @@ static void cmd_release(struct kref *kref)
 	if (cmd->kind == IET_KIND_SCSI && atomic_dec_and_test(&conn->nr_scsi))
 		iet_conn_check_logout(conn);
 	atomic_long_sub(cmd->pinned, &conn->pinned);
-	atomic_long_sub(cmd->pinned, &pinned_total);
+	atomic_long_sub(cmd->held, &held_total);
 	if (cmd->admitted)
 		atomic_dec(&conn->nr_admitted);
 	kmem_cache_free(cmd_cache, cmd);

@@ -501,13 +501,16 @@ enum iet_conn_flag {
  * What one connection may hold: commands of every kind (past it, its read
  * thread stops reading and TCP pushes back on the initiator), and bytes of
  * buffers pinned by reads and writes (past it, reads wait to run and
- * writes wait for their R2Ts). A legitimate initiator stays within its
- * CmdSN window and never meets the command limit; the byte limit only
- * lowers its parallelism. Unsolicited data is bounded by the window times
- * FirstBurstLength, NOP-Out echoes by the command limit.
+ * writes wait for their R2Ts: iet_cmd_admit()). A legitimate initiator
+ * stays within its CmdSN window and never meets the command limit; the
+ * byte limit only lowers its parallelism. What arrives unasked (immediate
+ * and unsolicited data, ping echoes) and replies' buffers take the limit's
+ * last IET_CONN_PIN_UNASKED, which admissions leave them, and past the
+ * limit are refused (iet_conn_pin_now()).
  */
 #define IET_CONN_CMDS(window)	(2 * (window) + 64)
 #define IET_CONN_PIN_MAX	(64UL << 20)
+#define IET_CONN_PIN_UNASKED	(IET_CONN_PIN_MAX / 8)
 
 enum rx_state {
 	IET_RX_BHS,
@@ -893,6 +896,7 @@ struct iet_cmd {
 	bool dropped;			/* outside the window: never runs */
 	u8 queue;			/* enum iet_cmd_queue, under conn->lock */
 	bool admitted;			/* counted in conn->nr_admitted */
+	bool mem_waited;		/* has waited for memory */
 	bool counted;			/* occupies the CmdSN window */
 	bool counted_immediate;		/* in session->immediate */
 	/* The thread that sends the status if it completes there and then. */
@@ -933,6 +937,7 @@ struct iet_cmd {
 	struct iet_buf data;		/* non-SCSI payloads (text, ping) */
 	u32 data_len;
 	u32 pinned;			/* bytes counted in conn->pinned */
+	u32 held;			/* bytes held, in the module's budget */
 	struct iet_scsi_req req;
 };
 

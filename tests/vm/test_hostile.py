@@ -984,8 +984,9 @@ def test_big_writes_past_the_pin_limit_given_only_their_first_burst_stay_bounded
                     seconds.add(r2t.itt)
                 mem.sample()
             print(f"{len(answered)} of {n} writes got their first R2T, {len(seconds)} a second")
-            # At least the limit's worth of writes goes on; not all of them at once.
-            assert 64 * MiB // BIG_WRITE <= len(answered) < n
+            # What admissions may take of the limit (64 MiB less the 8 MiB
+            # kept for unasked data) goes on; not all of them at once.
+            assert 56 * MiB // BIG_WRITE <= len(answered) < n
             assert seconds <= answered
             c.ping(timeout=ANSWER_S)
             r = c.tmf(ri.TMF_LOGICAL_UNIT_RESET, lun=0, timeout=ANSWER_S)
