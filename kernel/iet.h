@@ -307,12 +307,13 @@ int iet_lun_del(struct iet_target *target, u32 lun);
 
 /* The target's pool of I/O threads ("Wthreads"), fed one command at a time. */
 struct iet_iopool {
-	spinlock_t lock;			/* protects queue, busy, closed */
+	spinlock_t lock;			/* queue, busy, refused, closed */
 	struct list_head queue;
 	wait_queue_head_t wq;
 	struct task_struct *threads[IET_MAX_WTHREADS];
 	unsigned int nr;			/* under target->lock */
 	unsigned int busy;			/* threads running a command */
+	bool refused;				/* a take left work for its share */
 	bool closed;				/* no threads: see drain */
 	struct work_struct drain;		/* ends what comes unexecuted */
 };
@@ -416,7 +417,7 @@ struct iet_lost_nexus {
 
 /* The status of an EXTENDED COPY held for RECEIVE COPY RESULTS (xcopy.c). */
 #define IET_COPIES_HELD		8	/* per I_T nexus */
-#define IET_COPIES_RUNNING	4	/* per I_T nexus at once */
+#define IET_COPIES_RUNNING	8	/* per I_T nexus at once */
 
 struct iet_copy_status {
 	bool used;
@@ -706,6 +707,7 @@ struct iet_scsi_req {
 	u32 nr_blocks;			/* blocks actually read or written */
 	bool fua;
 	bool blocking;			/* runs in an I/O thread */
+	bool lengthy;			/* holds it long (a copy) */
 	bool check_ua;			/* a unit attention preempts it */
 	u8 op_flags;			/* its iet_opcode's */
 	struct iet_io io;

@@ -81,36 +81,44 @@ struct iet_target *iet_target_lookup(u32 tid)
 	return xa_load(&iet_targets, tid);
 }
 
+/* Commands looked at past the head for one of a session below its share. */
+#define POOL_SCAN	32
+
+static bool over_share(struct iet_cmd *cmd, unsigned int share)
+{
+	return atomic_read(&cmd->conn->session->in_pool) >= share;
+}
+
 /*
  * The next command for a thread. The threads are shared by the target's
- * sessions, and one session's long commands (copies, verifies, WRITE SAME)
- * must not take them all from the others: while the one at the head
- * belongs to a session that holds its share already (half the threads),
- * the first of a session that holds fewest goes first; and a session past
- * its share leaves the last idle thread to the others. Alone, a session
- * has all but that one.
+ * sessions, and one session's commands must not take them all from the
+ * others: while the one at the head belongs to a session that holds its
+ * share already (half the threads), one of a session below its share
+ * goes first if there is one near the head; and a long one (a copy) of a
+ * session past its share leaves the last idle thread to the others.
  */
 static struct iet_cmd *pool_take(struct iet_iopool *pool)
 {
-	unsigned int nr = READ_ONCE(pool->nr), share = max(1U, nr / 2), fewest;
+	unsigned int nr = READ_ONCE(pool->nr), share = max(1U, nr / 2), n = 0;
 	struct iet_cmd *cmd, *pos;
 
 	spin_lock(&pool->lock);
 	cmd = list_first_entry_or_null(&pool->queue, struct iet_cmd, io_entry);
 	/* A closed pool's drain takes everything (pool_drain_work()). */
-	if (cmd && !pool->closed &&
-	    atomic_read(&cmd->conn->session->in_pool) >= share) {
-		fewest = atomic_read(&cmd->conn->session->in_pool);
+	if (cmd && !pool->closed && over_share(cmd, share)) {
 		list_for_each_entry(pos, &pool->queue, io_entry) {
-			unsigned int n = atomic_read(&pos->conn->session->in_pool);
-
-			if (n < fewest) {
+			if (!over_share(pos, share)) {
 				cmd = pos;
-				fewest = n;
+				break;
 			}
+			if (++n == POOL_SCAN)
+				break;
 		}
-		if (fewest >= share && pool->busy + 1 >= nr)
+		if (over_share(cmd, share) && cmd->req.lengthy &&
+		    pool->busy + 1 >= nr) {
+			pool->refused = true;
 			cmd = NULL;
+		}
 	}
 	if (cmd) {
 		list_del_init(&cmd->io_entry);
@@ -128,7 +136,7 @@ static struct iet_cmd *pool_take(struct iet_iopool *pool)
 static void pool_run(struct iet_iopool *pool, struct iet_cmd *cmd)
 {
 	struct iet_session *session = cmd->conn->session;
-	bool queued;
+	bool refused;
 
 	kref_get(&session->kref);
 	iet_io_run(cmd);
@@ -136,9 +144,10 @@ static void pool_run(struct iet_iopool *pool, struct iet_cmd *cmd)
 	iet_session_put(session);
 	spin_lock(&pool->lock);
 	pool->busy--;
-	queued = !list_empty(&pool->queue);
+	refused = pool->refused;
+	pool->refused = false;
 	spin_unlock(&pool->lock);
-	if (queued)
+	if (refused)
 		wake_up(&pool->wq);
 }
 

@@ -277,6 +277,7 @@ static void publish_targets(struct iet_scsi_req *req,
 	u32 i, j;
 	u8 nr = 0;
 
+	BUILD_BUG_ON(CSCD_MAX > IET_ALSO_MAX);
 	for (i = 0; i < nr_ct; i++) {
 		u32 id = ct[i].lun->lun;
 
@@ -495,6 +496,7 @@ static void xcopy_parse(struct iet_scsi_req *req)
 	u32 len = get_unaligned_be32(req->cdb + 10);
 
 	req->blocking = true;
+	req->lengthy = true;
 	req->execute = xcopy_execute;
 	req->data_out = true;
 	req->xfer_len = len;

@@ -188,8 +188,7 @@ def test_a_flood_of_copies_from_one_session_leaves_another_its_writes(ietd, back
     """Session A keeps eight EXTENDED COPYs of 256 MiB each in flight (16
     segments of 16 MiB, within LUN 0) for 20 s, with four I/O threads;
     session B writes 4 KiB at a time to LUN 1, whose writes need an I/O
-    thread too. A runs at most IET_COPIES_RUNNING copies at once (TASK SET
-    FULL for the rest) and may not hold every thread: B's slowest write
+    thread too. A's copies may not hold every thread: B's slowest write
     stays within WRITE_WITHIN_S."""
     name = iqn("xcopy-fair")
     ietd(Target(name, [Lun(0, str(backing("f0", 64 * MiB))),
