@@ -977,7 +977,7 @@ void iet_scsi_abort_tasks(struct iet_scsi_req *req,
 			  void *arg);
 bool iet_scsi_abort_wait(struct iet_scsi_req *req);
 void iet_tmf_release(struct iet_cmd *victim);
-void iet_tmf_supported(u8 *d);
+void iet_tmf_supported(struct iet_target *target, u8 *d);
 void iet_logout_execute(struct iet_cmd *cmd);
 void iet_text_execute(struct iet_cmd *cmd);
 void iet_text_release(struct iet_conn *conn);

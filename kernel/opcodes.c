@@ -204,7 +204,7 @@ static int report_tmf_execute(struct iet_scsi_req *req)
 	u8 d[16] = { 0 };
 	u32 len = repd ? 16 : 4;
 
-	iet_tmf_supported(d);
+	iet_tmf_supported(req->nexus->target, d);
 	if (repd)
 		d[3] = 0x0c;	/* ADDITIONAL DATA LENGTH */
 	iet_scsi_set_data(req, 0, d, len);

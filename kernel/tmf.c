@@ -407,12 +407,15 @@ void iet_tmf_execute(struct iet_cmd *tmf)
  * The functions iet_tmf_execute() performs, as the first two bytes of
  * REPORT SUPPORTED TASK MANAGEMENT FUNCTIONS' parameter data (SPC-4 6.36):
  * ABORT TASK, ABORT TASK SET, CLEAR TASK SET, LOGICAL UNIT RESET, QUERY
- * TASK, TARGET RESET (warm and cold alike), QUERY ASYNCHRONOUS EVENT,
- * QUERY TASK SET and I_T NEXUS RESET. Keep the two together.
+ * TASK, TARGET RESET (warm and cold alike, where the target allows them),
+ * QUERY ASYNCHRONOUS EVENT, QUERY TASK SET and I_T NEXUS RESET. Keep the
+ * two together.
  */
-void iet_tmf_supported(u8 *d)
+void iet_tmf_supported(struct iet_target *target, u8 *d)
 {
-	/* ATS ATSS CTSS LURS QTS TRS; QAES QTSS ITNRS */
-	d[0] = 0x80 | 0x40 | 0x10 | 0x08 | 0x04 | 0x02;
+	/* ATS ATSS CTSS LURS QTS; QAES QTSS ITNRS */
+	d[0] = 0x80 | 0x40 | 0x10 | 0x08 | 0x04;
+	if (READ_ONCE(target->tparams[IET_TP_TARGET_RESET]))
+		d[0] |= 0x02;	/* TRS */
 	d[1] = 0x04 | 0x02 | 0x01;
 }

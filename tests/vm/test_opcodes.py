@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from vmlib.target import Lun, Target, iqn
+from vmlib.target import Lun, Target, ietadm, iqn
 from vmlib.util import MiB, run
 
 SA_COMMANDS = {0x5e, 0x5f, 0x83, 0x84, 0x9e, 0xa3}     # service action in byte 1 (ours)
@@ -148,9 +148,14 @@ def test_a_bit_outside_the_usage_data_is_refused_with_its_place(sd):
 def test_task_management_functions_reported_are_those_performed(sd):
     out = run(["sg_opcodes", "--tmf", "--no-inquiry", sd]).stdout
     for name in ("Abort task", "Abort task set", "Clear task set",
-                 "Logical unit reset", "Target reset", "Query task",
+                 "Logical unit reset", "Query task",
                  "Query asynchronous event", "Query task set", "I_T nexus reset"):
         assert name in out, out
     assert "Clear ACA" not in out, out      # test_task_attr performs the RFC 7144 ones
+    # Target resets only where the target allows them (AllowTargetReset).
+    assert "Target reset" not in out, out
+    ietadm("--op", "update", f"--tid={iqn('opcodes')}", "--params=AllowTargetReset=Yes")
+    out = run(["sg_opcodes", "--tmf", "--no-inquiry", sd]).stdout
+    assert "Target reset" in out, out
     d = raw("sg_opcodes", "--tmf", "--repd", "--raw", "--no-inquiry", sd)
     assert len(d) == 16 and d[3] == 0x0c, d.hex()
