@@ -238,7 +238,7 @@ static void conn_release(struct work_struct *work)
 					     release_work);
 	struct iet_session *session = conn->session;
 	struct iet_target *target = session->target;
-	unsigned int wait;
+	unsigned int wait, spins;
 	bool last;
 
 	if (test_bit(IET_CF_FAILED, &conn->flags))
@@ -258,8 +258,12 @@ static void conn_release(struct work_struct *work)
 	 * tables below drop. It lets go soon: sends do not block, and fail
 	 * on the shut socket.
 	 */
-	while (!iet_tx_own(conn))
+	for (spins = 0; !iet_tx_own(conn); spins++) {
+		if (spins == 10000)
+			pr_notice("target %u session %#llx cid %u: release waits for a sender\n",
+				  target->tid, session->sid, conn->cid);
 		usleep_range(50, 100);
+	}
 	kthread_stop(conn->rx_thread);
 	kthread_stop(conn->tx_thread);
 	/* Completions from now on are drained by a work item. */

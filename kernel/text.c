@@ -7,8 +7,8 @@
  * request carrying the tag. Operational keys are negotiated at login; here
  * only SendTargets is answered: for this target, at the connection's
  * address. A connection holds one exchange, of IET_TEXT_MAX bytes each
- * way at most; they are touched by the receive thread alone, which
- * delivers Text requests.
+ * way at most, under its text_mutex: the read thread that delivers a Text
+ * request in CmdSN order may be another connection's of the session.
  */
 #include <linux/in.h>
 #include <linux/in6.h>

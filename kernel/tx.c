@@ -192,6 +192,9 @@ static bool r2t_due(struct iet_conn *conn, struct iet_cmd *cmd, u32 max_r2t)
 {
 	bool due;
 
+	/* Executed (a Data-In to send, a status): never again; no lock. */
+	if (READ_ONCE(cmd->state) >= IET_ST_EXECUTED)
+		return false;
 	spin_lock(&conn->lock);
 	due = cmd->state < IET_ST_EXECUTED && !cmd->aborted &&
 	      cmd->r2t_next < cmd->want_len && cmd->r2t_outstanding < max_r2t;
