@@ -25,16 +25,16 @@ from vmlib.util import MiB, RESULTS, run, wait_until
 # overlaps is over): what splits the suite into parts of about the same
 # length. A module not listed counts 10 s a test.
 MODULE_SECONDS = {
-    "test_access": 60, "test_alua": 40, "test_async_logout": 50, "test_caw": 87, "test_chap": 100, "test_cluster_agent": 18,
+    "test_access": 60, "test_big_writes": 40, "test_alua": 40, "test_async_logout": 50, "test_caw": 87, "test_chap": 100, "test_cluster_agent": 18,
     "test_conformance": 191, "test_dirty_throttle": 36, "test_disappear": 39, "test_eio": 75,
-    "test_ext4": 22, "test_fio": 130, "test_hostile": 245, "test_ietadm": 22,
-    "test_libiscsi": 17, "test_limits": 8, "test_login": 32, "test_lun_options": 40,
+    "test_ext4": 22, "test_fio": 130, "test_hostile": 290, "test_ietadm": 22,
+    "test_libiscsi": 17, "test_limits": 8, "test_login": 32, "test_mcs": 25, "test_lun_options": 40,
     "test_mode_select": 31, "test_module_load": 5, "test_multipath": 90, "test_opcodes": 66, "test_portal_groups": 60, "test_power_cut": 119,
     "test_privileges": 13, "test_proc_format": 11, "test_reload": 45,
-    "test_reservations": 190, "test_restart": 45,
-    "test_roundtrip": 8, "test_soak": 105, "test_stuck_backend": 21, "test_task_attr": 60,
+    "test_reservations": 250, "test_restart": 45,
+    "test_roundtrip": 8, "test_soak": 105, "test_stuck_backend": 35, "test_task_attr": 60,
     "test_teardown": 22, "test_text": 9, "test_thin": 60, "test_unit_sandbox": 8,
-    "test_verify": 53, "test_volumes": 205, "test_xcopy": 53,
+    "test_verify": 53, "test_volumes": 205, "test_xcopy": 80,
 }
 
 
