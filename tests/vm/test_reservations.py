@@ -255,12 +255,13 @@ def test_fence_scsi_fences_one_of_two_nodes(ietd, backing, nexuses):
 @pytest.mark.guard
 def test_a_fenced_node_cannot_write_the_fenced_lun_through_an_xcopy_to_another(
         ietd, backing, nexuses, tmp_path):
-    """fence_scsi fences node A off LUN 1 (node B preempts it); A's EXTENDED
-    COPY addressed to LUN 0, which no reservation guards, with LUN 1 as its
-    destination gets RESERVATION CONFLICT and LUN 1 keeps its data: the
-    copy manager checks the reservations of every LUN it writes, not only
-    of the LUN the command was sent to. Reading LUN 1 (Write Exclusive,
-    Registrants Only) into LUN 0 is still allowed."""
+    """Node B fences node A off LUN 1 as fence_scsi does (both register,
+    B reserves Write Exclusive, Registrants Only and preempts A's key; the
+    agent itself is tested above); A's EXTENDED COPY addressed to LUN 0,
+    which no reservation guards, with LUN 1 as its destination gets
+    RESERVATION CONFLICT and LUN 1 keeps its data: the copy manager checks
+    the reservations of every LUN it writes, not only of the LUN the command
+    was sent to. Reading LUN 1 into LUN 0 is still allowed."""
     target = iqn("pr-fence-xcopy")
     ietd(Target(target, [Lun(0, str(backing("x0", 16 * MiB))),
                          Lun(1, str(backing("x1", 16 * MiB)))]))
@@ -269,29 +270,27 @@ def test_a_fenced_node_cannot_write_the_fenced_lun_through_an_xcopy_to_another(
     a1, b1 = (ini.disk_of(by_iface[IFACES[i]], 1) for i in (0, 2))
     n = MiB // 512
     data, kept = bytes(range(256)) * (MiB // 256), b"\x5a" * MiB
-    try:
-        pwrite_direct(a, 0, data)
-        pwrite_direct(b1, 0, kept)
-        for dev, key in ((a1, "a1"), (b1, "b2")):
-            drain_ua(dev)
-            cp = fence_scsi(dev, "on", key)
-            assert cp.returncode == 0, cp.stdout + cp.stderr
-        cp = fence_scsi(b1, "off", "a1")           # B fences A
-        assert cp.returncode == 0, cp.stdout + cp.stderr
-        assert not can_write(a1)
-        drain_ua(a)
+    pwrite_direct(a, 0, data)
+    pwrite_direct(b1, 0, kept)
+    for dev, key in ((a1, "a1"), (b1, "b2")):
+        drain_ua(dev)
+        persist(dev, "--out", "--register", f"--param-sark={key}")
+    persist(b1, "--out", "--reserve", "--param-rk=b2", f"--prout-type={WE_RO}")
+    # B fences A: its key and its commands go, the reservation stays B's.
+    persist(b1, "--out", "--preempt-abort", "--param-rk=b2", "--param-sark=a1",
+            f"--prout-type={WE_RO}")
+    assert keys(b1) == [0xb2]
+    assert not can_write(a1)
+    drain_ua(a)
 
-        lists = [cscd(naa_of(a)), cscd(naa_of(a1))]
-        rc, out = raw_xcopy(a, lists, [segment(0, 1, n, 0, 0)], tmp_path)
-        assert rc == CONFLICT_EXIT, f"the fenced node's copy into LUN 1: {rc} {out}"
-        assert pread_direct(b1, 0, MiB) == kept, "the fenced LUN was written"
-        # Write exclusive lets A read LUN 1, so a copy out of it goes on.
-        rc, out = raw_xcopy(a, lists, [segment(1, 0, n, 0, 8192)], tmp_path)
-        assert rc == 0, f"a copy out of the fenced LUN: {rc} {out}"
-        assert pread_direct(a, 8192 * 512, MiB) == kept
-    finally:
-        for f in ("/run/cluster.key", "/run/cluster.dev"):
-            Path(f).unlink(missing_ok=True)
+    lists = [cscd(naa_of(a)), cscd(naa_of(a1))]
+    rc, out = raw_xcopy(a, lists, [segment(0, 1, n, 0, 0)], tmp_path)
+    assert rc == CONFLICT_EXIT, f"the fenced node's copy into LUN 1: {rc} {out}"
+    assert pread_direct(b1, 0, MiB) == kept, "the fenced LUN was written"
+    # Write exclusive lets A read LUN 1, so a copy out of it goes on.
+    rc, out = raw_xcopy(a, lists, [segment(1, 0, n, 0, 8192)], tmp_path)
+    assert rc == 0, f"a copy out of the fenced LUN: {rc} {out}"
+    assert pread_direct(a, 8192 * 512, MiB) == kept
 
 
 def test_register_and_move_hands_the_reservation_over(ietd, backing, nexuses):

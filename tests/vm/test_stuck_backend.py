@@ -21,7 +21,7 @@ from vmlib import rawiscsi as ri
 from vmlib.target import Lun, Target, assert_module_gone, ietadm, iqn
 from vmlib.util import run, udev_settle, wait_until
 
-pytestmark = [pytest.mark.short, pytest.mark.guard]
+pytestmark = pytest.mark.short
 
 RELEASE_S = 3                    # release_timeout for the test
 GONE_WITHIN = RELEASE_S + 20     # seconds, with room for emulation
@@ -48,8 +48,13 @@ def set_release_timeout(seconds):
     Path("/sys/module/iscsi_trgt/parameters/release_timeout").write_text(f"{seconds}\n")
 
 
-@pytest.mark.parametrize("held", [False, True], ids=["alone", "ordered-held"])
-@pytest.mark.parametrize("lun_type", ["fileio", "blockio"])
+# The debug kernel's suite: each backend once, each way of waiting once.
+@pytest.mark.parametrize("lun_type, held", [
+    pytest.param("fileio", False, id="fileio-alone"),
+    pytest.param("fileio", True, id="fileio-ordered-held", marks=pytest.mark.guard),
+    pytest.param("blockio", False, id="blockio-alone", marks=pytest.mark.guard),
+    pytest.param("blockio", True, id="blockio-ordered-held"),
+])
 def test_writes_stuck_in_the_backend_never_stall_teardown(stuck_device, kmod, ietd, lun_type,
                                                           held):
     """held: an ORDERED write waits in the task set behind the stuck ones.

@@ -42,6 +42,18 @@ def available_kib(info=None):
     return info["MemAvailable"] + per_cpu
 
 
+def tcp_socket_kib():
+    """What TCP's sockets hold now, in KiB: the pages charged to them (the
+    mem figure of /proc/net/sockstat's TCP line), queued data and its skb
+    overhead on both ends of every connection. The kernel bounds it
+    (net.ipv4.tcp_mem, tcp_rmem, tcp_wmem), whatever the sockets' owners do."""
+    for line in Path("/proc/net/sockstat").read_text().splitlines():
+        words = line.split()
+        if words and words[0] == "TCP:":
+            return int(words[words.index("mem") + 1]) * 4
+    raise RuntimeError("/proc/net/sockstat has no TCP line")
+
+
 def slab_kib():
     """{cache: KiB in its slabs} from /proc/slabinfo."""
     out = {}
