@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "acl.h"
+#include "acl_cache.h"
 #include "discovery.h"
 #include "params.h"
 
@@ -217,14 +217,14 @@ int sendtargets(const struct config *cfg, const char *what,
 		size_t errlen)
 {
 	bool all = !strcmp(what, "All");
-	struct access a;
+	const struct access *a;
 	size_t i;
-	int ret = 0;
 
 	if (!*what)
 		return 0;
-	/* Read afresh: a change to the files applies to the next request. */
-	if (access_load(&a, who->access_dirs, err, errlen))
+	/* As they are now: a change to the files applies to this request. */
+	a = access_cached(who->access_dirs, err, errlen);
+	if (!a)
 		return -EACCES;
 	for (i = 0; i < cfg->nr_targets; i++) {
 		const struct target_conf *t = &cfg->targets[i];
@@ -234,17 +234,14 @@ int sendtargets(const struct config *cfg, const char *what,
 		/* Logins to it are refused until it is configured again. */
 		if (t->origin == ORIGIN_KERNEL)
 			continue;
-		if (!access_portal(&a, t->name, who->local) ||
-		    !access_initiator(&a, t->name, who->initiator, who->peer))
+		if (!access_portal(a, t->name, who->local) ||
+		    !access_initiator(a, t->name, who->initiator, who->peer))
 			continue;
 		if (textbuf_add(out, "TargetName", t->name) ||
-		    target_addresses(cfg, &a, t->name, who->local, out)) {
-			ret = -ENOSPC;
-			break;
-		}
+		    target_addresses(cfg, a, t->name, who->local, out))
+			return -ENOSPC;
 	}
-	access_free(&a);
-	return ret;
+	return 0;
 }
 
 static void window(struct disc *d, uint32_t *statsn, uint32_t *exp,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "acl.h"
+#include "acl_cache.h"
 #include "config.h"
 #include "conn.h"
 #include "ctl.h"
@@ -201,6 +202,8 @@ static void on_signal(struct watch *w, uint32_t events)
 
 		notify("RELOADING=1");
 		log_info("SIGHUP: reloading %s", d->rt.config_path);
+		/* The access files too, changed or not (acl_cache.h). */
+		access_cache_flush();
 		textbuf_init(&out, 1u << 20);
 		ret = runtime_reload(&d->rt, false, &out, err, sizeof(err));
 		textbuf_free(&out);

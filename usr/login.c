@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "acl.h"
+#include "acl_cache.h"
 #include "discovery.h"
 #include "login.h"
 #include "params.h"
@@ -224,18 +224,19 @@ static bool list_has(const char *list, const char *item)
 }
 
 /*
- * The access files, read now: targets.allow hides the target on this
- * portal, initiators.allow and .deny refuse the initiator. A file that
- * cannot be read or parsed refuses too.
+ * The access files as they are now (acl_cache.h): targets.allow hides the
+ * target on this portal, initiators.allow and .deny refuse the initiator.
+ * A file that cannot be read or parsed refuses too.
  */
 static int check_access(struct login *l, const struct target_conf *t,
 			const char *iname)
 {
-	struct access a;
+	const struct access *a;
 	char why[320];
 	int st = LS_SUCCESS;
 
-	if (access_load(&a, l->env.access_dirs, why, sizeof(why))) {
+	a = access_cached(l->env.access_dirs, why, sizeof(why));
+	if (!a) {
 		snprintf(l->err, sizeof(l->err), "access files: %.360s", why);
 		return LS_TARGET_ERR;
 	}
@@ -244,18 +245,17 @@ static int check_access(struct login *l, const struct target_conf *t,
 			 "target %.223s is not offered on this portal (in no PortalGroup)",
 			 t->name);
 		st = LS_NOT_FOUND;
-	} else if (!access_portal(&a, t->name, l->env.local)) {
+	} else if (!access_portal(a, t->name, l->env.local)) {
 		snprintf(l->err, sizeof(l->err),
 			 "target %.223s is not offered on this portal (%.100s)",
-			 t->name, a.targets.path);
+			 t->name, a->targets.path);
 		st = LS_NOT_FOUND;
-	} else if (!access_initiator(&a, t->name, iname, l->env.peer)) {
+	} else if (!access_initiator(a, t->name, iname, l->env.peer)) {
 		snprintf(l->err, sizeof(l->err),
 			 "access to %.223s refused by %.100s", t->name,
-			 a.allow.exists ? a.allow.path : a.deny.path);
+			 a->allow.exists ? a->allow.path : a->deny.path);
 		st = LS_AUTHZ_FAILED;
 	}
-	access_free(&a);
 	return st;
 }
 

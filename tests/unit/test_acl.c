@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "acl.h"
+#include "acl_cache.h"
 #include "helpers.h"
 #include "test.h"
 
@@ -317,6 +318,82 @@ TEST(access_files_are_read_from_the_first_directory_that_has_each)
 	REQUIRE(access_load(&a, NULL, err, sizeof(err)) == 0);
 	CHECK(access_initiator(&a, TARGET1, INIT_B, &peer));
 	access_free(&a);
+
+	snprintf(path, sizeof(path), "rm -rf %s %s", d1, d2);
+	CHECK(system(path) == 0);
+}
+
+TEST(access_files_are_parsed_again_only_when_one_changes)
+{
+	char d1[] = "/tmp/iet-acl-XXXXXX", d2[] = "/tmp/iet-acl-XXXXXX";
+	char dirs[64], path[512], tmp[512];
+	struct sockaddr_storage peer = sockaddr_of("192.0.2.1", 0);
+	const struct access *a;
+	unsigned long loads;
+	int i;
+
+	REQUIRE(mkdtemp(d1) && mkdtemp(d2));
+	snprintf(dirs, sizeof(dirs), "%s:%s", d1, d2);
+	write_file(d2, ACL_ALLOW, TARGET1 " " INIT_A "\n");
+	a = access_cached(dirs, err, sizeof(err));
+	REQUIRE(a);
+	loads = access_cache_loads();
+	CHECK(access_initiator(a, TARGET1, INIT_A, &peer));
+	/* A thousand requests, one parse. */
+	for (i = 0; i < 1000; i++)
+		CHECK(access_cached(dirs, err, sizeof(err)) == a);
+	CHECK_EQ(access_cache_loads(), loads);
+
+	/* Edited in place (another size): read again. */
+	write_file(d2, ACL_ALLOW, TARGET1 " " INIT_A "," INIT_B "\n");
+	a = access_cached(dirs, err, sizeof(err));
+	REQUIRE(a);
+	CHECK_EQ(access_cache_loads(), loads + 1);
+	CHECK(access_initiator(a, TARGET1, INIT_B, &peer));
+
+	/* Renamed over, as editors and tools do: another inode. */
+	snprintf(tmp, sizeof(tmp), "%s/new", d2);
+	snprintf(path, sizeof(path), "%s/%s", d2, ACL_ALLOW);
+	write_file(d2, "new", TARGET1 " " INIT_B "," INIT_A "\n");
+	REQUIRE(rename(tmp, path) == 0);
+	a = access_cached(dirs, err, sizeof(err));
+	REQUIRE(a);
+	CHECK_EQ(access_cache_loads(), loads + 2);
+
+	/* A file that comes in an earlier directory hides the later one. */
+	write_file(d1, ACL_ALLOW, TARGET1 " " INIT_B "\n");
+	a = access_cached(dirs, err, sizeof(err));
+	REQUIRE(a);
+	CHECK(!access_initiator(a, TARGET1, INIT_A, &peer));
+	/* ...and a deny file that comes is read as well. */
+	write_file(d2, ACL_DENY, "ALL ALL\n");
+	a = access_cached(dirs, err, sizeof(err));
+	REQUIRE(a);
+	CHECK(a->deny.exists);
+	loads = access_cache_loads();
+
+	/* A broken file refuses, and is not parsed again for each request. */
+	write_file(d2, ACL_TARGETS, "ALL 999.1.1.1\n");
+	for (i = 0; i < 100; i++) {
+		err[0] = '\0';
+		CHECK(!access_cached(dirs, err, sizeof(err)));
+		CHECK_CONTAINS(err, "targets.allow:1:");
+	}
+	CHECK_EQ(access_cache_loads(), loads + 1);
+	/* Gone again: everything as before it. */
+	snprintf(path, sizeof(path), "%s/%s", d2, ACL_TARGETS);
+	REQUIRE(unlink(path) == 0);
+	CHECK(access_cached(dirs, err, sizeof(err)) != NULL);
+
+	/* SIGHUP forgets what was read, changed or not. */
+	loads = access_cache_loads();
+	access_cache_flush();
+	CHECK(access_cached(dirs, err, sizeof(err)) != NULL);
+	CHECK_EQ(access_cache_loads(), loads + 1);
+	/* Other directories are other files. */
+	CHECK(access_cached(d1, err, sizeof(err)) != NULL);
+	CHECK_EQ(access_cache_loads(), loads + 2);
+	access_cache_flush();
 
 	snprintf(path, sizeof(path), "rm -rf %s %s", d1, d2);
 	CHECK(system(path) == 0);
