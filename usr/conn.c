@@ -19,8 +19,10 @@
 #include "log.h"
 #include "login.h"
 #include "pdu.h"
+#include "peerlog.h"
 
 #define AHS_MAX		(255 * 4)
+#define TX_KEEP		(64u << 10)	/* kept between PDUs; more is freed */
 
 enum conn_phase {
 	PH_LOGIN,
@@ -54,7 +56,12 @@ struct conn {
 	size_t tx_len, tx_off, tx_cap;
 	bool out_armed;			/* waiting for EPOLLOUT */
 	enum conn_after after;
-	uint64_t deadline;		/* login's end; discovery idle limit */
+	uint64_t accepted;
+	uint64_t last_rx;		/* when its last PDU was complete */
+	uint64_t active;		/* srv->activity then: which came last */
+	bool got_pdu;			/* one PDU has come */
+	bool authenticated;		/* a discovery session CHAP admitted */
+	uint64_t deadline;		/* first PDU, login's end; discovery idle */
 	uint64_t disc_end;		/* a discovery session's lifetime */
 	struct login *login;
 	struct disc *disc;
@@ -68,11 +75,14 @@ void server_init(struct server *srv, struct loop *loop, struct config *cfg,
 	srv->loop = loop;
 	srv->cfg = cfg;
 	srv->reg = reg;
+	srv->first_pdu_ms = FIRST_PDU_MS;
 	srv->login_timeout_ms = LOGIN_TIMEOUT_MS;
 	srv->idle_timeout_ms = DISC_IDLE_MS;
 	srv->disc_lifetime_ms = DISC_LIFETIME_MS;
 	srv->max_conns = MAX_CONNS;
 	srv->max_conns_per_addr = MAX_CONNS_PER_ADDR;
+	srv->max_conns_per_net = MAX_CONNS_PER_NET;
+	srv->disc_budget.max = DISC_ANSWERS_MAX;
 }
 
 /* The address as 16 bytes, IPv4 as IPv4-mapped; false if neither. */
@@ -83,6 +93,15 @@ bool peer_same_addr(const struct sockaddr_storage *a,
 	int n = addr_bytes(a, x);
 
 	return n && n == addr_bytes(b, y) && !memcmp(x, y, n);
+}
+
+bool peer_same_net(const struct sockaddr_storage *a,
+		   const struct sockaddr_storage *b)
+{
+	uint8_t x[16], y[16];
+
+	return addr_bytes(a, x) == 16 && addr_bytes(b, y) == 16 &&
+	       !memcmp(x, y, 8);
 }
 
 static void name_peer(struct conn *c)
@@ -218,7 +237,9 @@ static void become_discovery(struct conn *c)
 		return;
 	}
 	disc_set_access(c->disc, &c->peer_addr, c->srv->access_dirs);
+	disc_set_budget(c->disc, &c->srv->disc_budget);
 	c->disc_session = o->reserved;
+	c->authenticated = *login_auth_info(c->login) != '\0';
 	c->hdigest = o->keys[IET_KEY_HEADER_DIGEST] == IET_DIGEST_CRC32C;
 	c->ddigest = o->keys[IET_KEY_DATA_DIGEST] == IET_DIGEST_CRC32C;
 	log_dbg(1, "%s: discovery session of %s", c->peer, o->initiator);
@@ -301,14 +322,21 @@ static int conn_write(struct conn *c)
 				}
 				return 0;
 			}
-			log_peer(LOG_INFO, "%s: send: %s", c->peer,
-				 strerror(errno));
+			peer_log(&c->peer_addr, LOG_INFO, "%s: send: %s",
+				 c->peer, strerror(errno));
 			conn_close(c);
 			return -1;
 		}
 		c->tx_off += n;
 	}
 	c->tx_len = c->tx_off = 0;
+	/* A long answer's piece is not held while the connection idles. */
+	if (c->tx_cap > TX_KEEP) {
+		wipe(c->tx, c->tx_cap);
+		free(c->tx);
+		c->tx = NULL;
+		c->tx_cap = 0;
+	}
 	if (c->after != AFTER_READ) {
 		tx_done(c);
 		return -1;	/* not reading on: gone or another phase */
@@ -330,6 +358,8 @@ static int send_pdu(struct conn *c, const struct pdu_out *out,
 		conn_close(c);
 		return -1;
 	}
+	if (c->disc)
+		disc_sent(c->disc);	/* out's data is in tx now */
 	return conn_write(c);
 }
 
@@ -390,14 +420,16 @@ static int login_step(struct conn *c, const uint8_t *data, size_t dlen)
 				AFTER_DISCOVERY : AFTER_HANDOFF);
 	case LOGIN_FAILED:
 		c->srv->failures++;
-		log_peer(LOG_WARNING, "%s: login%s%s refused: %s", c->peer,
+		peer_log(&c->peer_addr, LOG_WARNING,
+			 "%s: login%s%s refused: %s", c->peer,
 			 *login_initiator(c->login) ? " of " : "",
 			 login_initiator(c->login), login_error(c->login));
 		return send_pdu(c, &out, AFTER_CLOSE);
 	case LOGIN_DROP:
 	default:
 		c->srv->failures++;
-		log_peer(LOG_WARNING, "%s: connection dropped: %s", c->peer,
+		peer_log(&c->peer_addr, LOG_WARNING,
+			 "%s: connection dropped: %s", c->peer,
 			 login_error(c->login));
 		conn_close(c);
 		return -1;
@@ -415,8 +447,8 @@ static int disc_step(struct conn *c, const uint8_t *data, size_t dlen)
 	if (res == DISC_REPLY || res == DISC_REPLY_CLOSE)
 		trace(c, "->", out.bhs, out.data, out.dlen);
 	if (*disc_error(c->disc)) {
-		log_peer(LOG_INFO, "%s: discovery: %s", c->peer,
-			 disc_error(c->disc));
+		peer_log(&c->peer_addr, LOG_INFO, "%s: discovery: %s",
+			 c->peer, disc_error(c->disc));
 	}
 	switch (res) {
 	case DISC_REPLY:
@@ -448,8 +480,8 @@ static int dispatch(struct conn *c)
 					       c->rest, ahs);
 
 		if (crc != crc32c_get(c->rest + ahs)) {
-			log_peer(LOG_WARNING, "%s: header digest error, closing",
-				 c->peer);
+			peer_log(&c->peer_addr, LOG_WARNING,
+				 "%s: header digest error, closing", c->peer);
 			conn_close(c);
 			return -1;
 		}
@@ -458,11 +490,19 @@ static int dispatch(struct conn *c)
 		size_t padded = dlen + pdu_pad(dlen);
 
 		if (crc32c(data, padded) != crc32c_get(data + padded)) {
-			log_peer(LOG_WARNING, "%s: data digest error, closing",
-				 c->peer);
+			peer_log(&c->peer_addr, LOG_WARNING,
+				 "%s: data digest error, closing", c->peer);
 			conn_close(c);
 			return -1;
 		}
+	}
+	c->last_rx = now_ms();
+	c->active = ++c->srv->activity;
+	if (!c->got_pdu) {
+		/* The first PDU came in time: the whole login may take longer. */
+		c->got_pdu = true;
+		if (c->phase == PH_LOGIN)
+			c->deadline = c->accepted + c->srv->login_timeout_ms;
 	}
 	/* Ready for the next PDU; data stays valid until it is sized. */
 	c->bhs_have = 0;
@@ -539,8 +579,8 @@ static int conn_read(struct conn *c)
 				continue;
 			if (errno == EAGAIN)
 				return 0;
-			log_peer(LOG_INFO, "%s: recv: %s", c->peer,
-				 strerror(errno));
+			peer_log(&c->peer_addr, LOG_INFO, "%s: recv: %s",
+				 c->peer, strerror(errno));
 			conn_close(c);
 			return -1;
 		}
@@ -568,21 +608,43 @@ static void conn_event(struct watch *w, uint32_t events)
 	conn_read(c);
 }
 
-/* Why a new connection from peer would exceed a limit, or NULL. */
+/*
+ * Why a new connection from peer would exceed the limit of its address or
+ * its /64, or NULL.
+ */
 static const char *over_limit(const struct server *srv,
 			      const struct sockaddr_storage *peer)
 {
 	const struct conn *c;
-	size_t addr = 0;
+	size_t addr = 0, net = 0;
 
-	if (srv->nr_conns >= srv->max_conns)
-		return "connections in login or discovery from all peers";
-	for (c = srv->conns; c; c = c->next)
+	for (c = srv->conns; c; c = c->next) {
 		if (peer_same_addr(&c->peer_addr, peer))
 			addr++;
+		if (peer_same_net(&c->peer_addr, peer))
+			net++;
+	}
 	if (addr >= srv->max_conns_per_addr)
 		return "connections in login or discovery from this address";
+	if (net >= srv->max_conns_per_net)
+		return "connections in login or discovery from this /64";
 	return NULL;
+}
+
+/*
+ * All peers hold every place: the connection that has been idle longest
+ * of those no CHAP admitted makes room, or NULL if every one is a
+ * discovery session that authenticated.
+ */
+static struct conn *idlest(const struct server *srv)
+{
+	struct conn *c, *victim = NULL;
+
+	for (c = srv->conns; c; c = c->next)
+		if (!c->authenticated &&
+		    (!victim || c->active < victim->active))
+			victim = c;
+	return victim;
 }
 
 void server_accept(void *arg, int fd)
@@ -603,6 +665,22 @@ void server_accept_from(struct server *srv, int fd,
 	socklen_t len;
 
 	why = over_limit(srv, peer);
+	if (!why && srv->nr_conns >= srv->max_conns) {
+		c = idlest(srv);
+		if (c) {
+			srv->evicted++;
+			if (c->phase == PH_LOGIN)
+				srv->failures++;
+			peer_log(&c->peer_addr, LOG_WARNING,
+				 "%s: closed, idle %llu ms: %u connections in login or discovery, the most (ietd(8), LIMITS)",
+				 c->peer,
+				 (unsigned long long)(now_ms() - c->last_rx),
+				 srv->max_conns);
+			conn_close(c);
+		} else {
+			why = "authenticated discovery sessions";
+		}
+	}
 	if (why) {
 		const struct sockaddr_in *s4 = (const void *)peer;
 		const struct sockaddr_in6 *s6 = (const void *)peer;
@@ -613,7 +691,8 @@ void server_accept_from(struct server *srv, int fd,
 		else if (peer->ss_family == AF_INET6)
 			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
 		srv->refused++;
-		log_peer(LOG_WARNING, "%s: connection refused: too many %s (ietd(8), LIMITS)",
+		peer_log(peer, LOG_WARNING,
+			 "%s: connection refused: too many %s (ietd(8), LIMITS)",
 			 a, why);
 		close(fd);
 		return;
@@ -638,7 +717,10 @@ void server_accept_from(struct server *srv, int fd,
 	len = sizeof(c->local);
 	getsockname(fd, (struct sockaddr *)&c->local, &len);
 	name_peer(c);
-	c->deadline = now_ms() + srv->login_timeout_ms;
+	c->accepted = c->last_rx = now_ms();
+	c->active = ++srv->activity;
+	c->deadline = c->accepted + (srv->first_pdu_ms < srv->login_timeout_ms ?
+				     srv->first_pdu_ms : srv->login_timeout_ms);
 	c->next = srv->conns;
 	if (c->next)
 		c->next->pprev = &c->next;
@@ -662,7 +744,8 @@ void server_tick(struct server *srv, uint64_t now)
 		next = c->next;
 		if (c->phase == PH_DISCOVERY && now >= c->disc_end) {
 			/* A PDU a minute must not keep one open for ever. */
-			log_peer(LOG_INFO, "%s: discovery session closed after %u s",
+			peer_log(&c->peer_addr, LOG_INFO,
+				 "%s: discovery session closed after %u s",
 				 c->peer, srv->disc_lifetime_ms / 1000);
 			conn_close(c);
 			continue;
@@ -671,7 +754,9 @@ void server_tick(struct server *srv, uint64_t now)
 			continue;
 		if (c->phase == PH_LOGIN) {
 			srv->failures++;
-			log_peer(LOG_WARNING, "%s: login timed out", c->peer);
+			peer_log(&c->peer_addr, LOG_WARNING, "%s: %s", c->peer,
+				 c->got_pdu ? "login timed out" :
+				 "no Login Request in time, closing");
 		} else {
 			log_dbg(1, "%s: idle discovery session closed", c->peer);
 		}

@@ -30,6 +30,8 @@ struct disc {
 	struct textbuf in;		/* request text until C=0 */
 	struct textbuf out;		/* response text, sent in pieces */
 	size_t out_off;
+	struct disc_budget *budget;	/* out's memory counts here */
+	size_t charged;			/* what it counts */
 	uint32_t itt;			/* of the exchange in progress */
 	uint32_t ttt;			/* we expect back, RSVD_TAG if none */
 	uint32_t next_ttt;
@@ -59,13 +61,34 @@ struct disc *disc_new(const struct config *cfg, const struct login_outcome *o,
 	return d;
 }
 
+/* The answer is over (sent, refused or abandoned): its memory goes. */
+static void answer_free(struct disc *d)
+{
+	if (d->budget)
+		d->budget->used -= d->charged;
+	d->charged = 0;
+	textbuf_free(&d->out);
+	d->out_off = 0;
+}
+
 void disc_free(struct disc *d)
 {
 	if (!d)
 		return;
 	textbuf_free(&d->in);
-	textbuf_free(&d->out);
+	answer_free(d);
 	free(d);
+}
+
+void disc_set_budget(struct disc *d, struct disc_budget *b)
+{
+	d->budget = b;
+}
+
+void disc_sent(struct disc *d)
+{
+	if (d->out.cap && d->out_off >= d->out.len && d->ttt == RSVD_TAG)
+		answer_free(d);
 }
 
 void disc_set_access(struct disc *d, const struct sockaddr_storage *peer,
@@ -328,7 +351,7 @@ static enum disc_result text_req(struct disc *d, const uint8_t *bhs,
 	struct text_list tl;
 	const char *why = "";
 	char perr[192];
-	size_t i;
+	size_t i, n;
 
 	if (text_req_decode(bhs, &req, &why))
 		return reject(d, bhs, REJECT_INVALID_FIELD, out,
@@ -354,8 +377,7 @@ static enum disc_result text_req(struct disc *d, const uint8_t *bhs,
 	if (textbuf_append(&d->in, data, dlen))
 		return reject(d, bhs, REJECT_PROTOCOL_ERROR, out,
 			      "text request longer than %d bytes", TEXT_SET_MAX);
-	textbuf_reset(&d->out);
-	d->out_off = 0;
+	answer_free(d);
 	if (req.cont)
 		return text_piece(d, &req, true, out);
 
@@ -365,6 +387,16 @@ static enum disc_result text_req(struct disc *d, const uint8_t *bhs,
 			      "bad text: %s", perr);
 	}
 	textbuf_reset(&d->in);
+	/* One answer a request: each SendTargets costs a walk of the config. */
+	for (i = 0, n = 0; i < tl.nr; i++)
+		if (!strcmp(tl.pairs[i].key, "SendTargets") && ++n > 1) {
+			text_list_free(&tl);
+			return reject(d, bhs, REJECT_PROTOCOL_ERROR, out,
+				      "more than one SendTargets key in a Text Request");
+		}
+	d->out.max = DISC_TEXT_MAX;
+	if (d->budget && d->budget->max - d->budget->used < d->out.max)
+		d->out.max = d->budget->max - d->budget->used;
 	for (i = 0; i < tl.nr; i++) {
 		const struct text_pair *p = &tl.pairs[i];
 		const struct key_def *k = key_find(p->key);
@@ -389,10 +421,20 @@ static enum disc_result text_req(struct disc *d, const uint8_t *bhs,
 	}
 	text_list_free(&tl);
 	if (d->out.overflow) {
-		textbuf_reset(&d->out);
+		size_t max = d->out.max;
+
+		answer_free(d);
+		if (max < DISC_TEXT_MAX)
+			return reject(d, bhs, REJECT_PROTOCOL_ERROR, out,
+				      "text response longer than the %zu KiB the answers of all discovery sessions have left",
+				      max >> 10);
 		return reject(d, bhs, REJECT_PROTOCOL_ERROR, out,
-			      "text response too long");
+			      "text response longer than %u KiB",
+			      DISC_TEXT_MAX >> 10);
 	}
+	d->charged = d->out.cap;
+	if (d->budget)
+		d->budget->used += d->charged;
 	return text_piece(d, &req, false, out);
 }
 

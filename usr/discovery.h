@@ -35,6 +35,25 @@ void disc_set_access(struct disc *d, const struct sockaddr_storage *peer,
 		     const char *access_dirs);
 void disc_free(struct disc *d);
 
+/*
+ * What the answers of all discovery sessions may hold at once (the
+ * server's): an answer is built within what is left, or refused.
+ */
+struct disc_budget {
+	size_t used;
+	size_t max;
+};
+
+#define DISC_ANSWERS_MAX	(32u << 20)
+
+/* Answers of d count against b (NULL: only against their own limit). */
+void disc_set_budget(struct disc *d, struct disc_budget *b);
+/*
+ * The PDU disc_pdu() gave has been copied out: an answer sent whole is
+ * given back at once, not held while the connection idles.
+ */
+void disc_sent(struct disc *d);
+
 /* The largest data segment we accept, as declared at login. */
 size_t disc_max_dsl(const struct disc *d);
 

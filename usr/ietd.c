@@ -20,6 +20,7 @@
 #include "fdlimit.h"
 #include "kernel.h"
 #include "log.h"
+#include "peerlog.h"
 #include "loop.h"
 #include "notify.h"
 #include "portal.h"
@@ -259,6 +260,7 @@ static void on_tick(void *arg, uint64_t now)
 	struct ietd *d = arg;
 
 	server_tick(&d->srv, now);
+	peer_log_tick();
 	portals_tick(&d->portals);
 	ctl_tick(&d->ctl, now);
 }

@@ -42,11 +42,33 @@ void log_set_hook(log_hook_fn fn)
 	log_hook = fn;
 }
 
+/* One printable line: what could start another is written as \xNN. */
+static void escape(const char *in, char *out, size_t outlen)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	for (; *in && n + 5 < outlen; in++) {
+		unsigned char ch = *in;
+
+		if (ch < 0x20 || ch >= 0x7f || ch == '\\') {
+			out[n++] = '\\';
+			out[n++] = 'x';
+			out[n++] = hex[ch >> 4];
+			out[n++] = hex[ch & 15];
+		} else {
+			out[n++] = ch;
+		}
+	}
+	out[n] = '\0';
+}
+
 static void vlog(int prio, const char *fmt, va_list ap)
 {
-	char msg[1024];
+	char raw[1024], msg[4 * sizeof(raw) + 1];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	escape(raw, msg, sizeof(msg));
 	if (log_hook) {
 		log_hook(prio, msg);
 		return;
@@ -55,6 +77,11 @@ static void vlog(int prio, const char *fmt, va_list ap)
 		syslog(prio, "%s", msg);
 	if (log_sinks & LOG_SINK_STDERR)
 		fprintf(stderr, "%s: %s\n", log_ident, msg);
+}
+
+void log_vmsg(int prio, const char *fmt, va_list ap)
+{
+	vlog(prio, fmt, ap);
 }
 
 void log_msg(int prio, const char *fmt, ...)

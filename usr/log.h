@@ -6,6 +6,7 @@
 #ifndef IET_USR_LOG_H
 #define IET_USR_LOG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <syslog.h>
 
@@ -23,9 +24,19 @@ int log_level(void);
 typedef void (*log_hook_fn)(int prio, const char *msg);
 void log_set_hook(log_hook_fn fn);
 
+/*
+ * Every message is one line of printable ASCII: a control character, a
+ * byte beyond ASCII or a backslash in it (a name a peer sent, a path)
+ * is written as \xNN, so no peer can add a line of its own to the log.
+ */
 void log_msg(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Like log_msg, but at most a burst per second: for peer-caused events. */
+void log_vmsg(int prio, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+/*
+ * Like log_msg, but at most a burst per second: for events no one peer
+ * is the source of (descriptors running out); peerlog.h for those of one.
+ */
 void log_peer(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

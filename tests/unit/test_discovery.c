@@ -378,3 +378,88 @@ TEST(discovery_portal_tag_is_the_group_of_the_local_address)
 	CHECK_EQ(portal_tag_of(&cfg, NULL), 0);
 	config_free(&cfg);
 }
+
+TEST(discovery_a_second_send_targets_in_one_request_is_a_protocol_error)
+{
+	struct text_req q = { .final = true, .itt = 7, .ttt = RSVD_TAG,
+			      .cmdsn = 10 };
+	uint8_t bhs[BHS_LEN];
+	struct dfx f;
+	struct text t;
+
+	df_init(&f, 8192);
+	text_of(&t, "SendTargets=All", "SendTargets=" TARGET1, NULL);
+	q.dlength = t.len;
+	text_req_encode(&q, bhs);
+	REQUIRE_EQ(disc_pdu(f.d, bhs, (const uint8_t *)t.buf, t.len, &f.out),
+		   DISC_REPLY);
+	CHECK_EQ(f.out.bhs[0] & 0x3f, OP_REJECT);
+	CHECK_EQ(f.out.bhs[2], REJECT_PROTOCOL_ERROR);
+	CHECK_CONTAINS(disc_error(f.d), "more than one SendTargets");
+	/* The session goes on: the next request is answered. */
+	REQUIRE_EQ(text(&f, "SendTargets=All", RSVD_TAG, false, 11), DISC_REPLY);
+	CHECK_EQ(text_count(f.out.data, f.out.dlen, "TargetName"), 2);
+	df_free(&f);
+}
+
+/* A config of n targets, for long answers. */
+static void many_targets(struct dfx *f, size_t n)
+{
+	char *conf = malloc(n * 48 + 1);
+	size_t i, len = 0;
+
+	for (i = 0; i < n; i++)
+		len += sprintf(conf + len, "Target iqn.2001-04.com.example:t%zu\n", i);
+	config_free(&f->cfg);
+	config_of(&f->cfg, conf);
+	free(conf);
+}
+
+TEST(discovery_answers_of_all_sessions_share_one_budget)
+{
+	struct disc_budget b = { .max = 3000 };
+	struct dfx f, g;
+	struct text_rsp r;
+	const char *why;
+	size_t pieces = 0;
+
+	df_init(&f, 512);
+	df_init(&g, 512);
+	many_targets(&f, 20);		/* an answer of about 1.6 KiB */
+	disc_set_budget(f.d, &b);
+	disc_set_budget(g.d, &b);
+	REQUIRE_EQ(text(&f, "SendTargets=All", RSVD_TAG, false, 10), DISC_REPLY);
+	disc_sent(f.d);
+	REQUIRE(text_rsp_decode(f.out.bhs, &r, &why) == 0);
+	REQUIRE(r.cont);
+	CHECK(b.used > 1000 && b.used <= 2048);
+
+	/* While f's answer is held, g's does not fit in what is left. */
+	g.cfg.nr_targets = 0;
+	config_free(&g.cfg);
+	g.cfg = f.cfg;			/* the same long answer, not freed twice */
+	REQUIRE_EQ(text(&g, "SendTargets=All", RSVD_TAG, false, 10), DISC_REPLY);
+	CHECK_EQ(g.out.bhs[0] & 0x3f, OP_REJECT);
+	CHECK_CONTAINS(disc_error(g.d), "the answers of all discovery sessions have left");
+
+	/* f reads its answer to the end: its memory is given back... */
+	while (!r.final) {
+		REQUIRE(++pieces < 10);
+		REQUIRE_EQ(text(&f, NULL, r.ttt, false, 10 + pieces), DISC_REPLY);
+		disc_sent(f.d);
+		REQUIRE(text_rsp_decode(f.out.bhs, &r, &why) == 0);
+	}
+	CHECK_EQ(b.used, 0);
+	/* ...and g is answered. */
+	REQUIRE_EQ(text(&g, "SendTargets=All", RSVD_TAG, false, 11), DISC_REPLY);
+	disc_sent(g.d);
+	CHECK(b.used > 1000);
+	REQUIRE(text_rsp_decode(g.out.bhs, &r, &why) == 0);
+	CHECK(r.cont);
+	/* An answer abandoned with its session is given back too. */
+	disc_free(g.d);
+	g.d = NULL;
+	CHECK_EQ(b.used, 0);
+	disc_free(g.d);
+	df_free(&f);
+}

@@ -66,25 +66,111 @@ TEST(limits_connections_from_one_address_beyond_its_cap_are_closed_at_accept)
 	fx_free(&fx);
 }
 
-TEST(limits_connections_beyond_the_global_cap_are_closed_at_accept)
+/* The first step of a normal login, which the target answers. */
+static void login_step(struct fixture *fx, int fd)
+{
+	struct login_req r;
+	struct text t;
+	uint8_t bhs[BHS_LEN], *data = NULL;
+	size_t dlen;
+
+	login_req_init(&r, false, STAGE_SECURITY, 0);
+	text_of(&t, "InitiatorName=" INITIATOR, "TargetName=" TARGET1,
+		"AuthMethod=None", NULL);
+	login_bhs(&r, &t, bhs);
+	CHECK(!send_pdu(fd, bhs, t.buf, t.len));
+	CHECK(!recv_pdu(fx, fd, bhs, &data, &dlen));
+	free(data);
+}
+
+/*
+ * When every place is held, a new connection takes the one of the peer
+ * that has been idle longest: silent connections cannot keep out the
+ * multipath re-logins after a path failure.
+ */
+TEST(limits_beyond_the_global_cap_the_idlest_connection_makes_room)
 {
 	struct fixture fx;
 	char ip[32];
-	int fd[7], i;
+	int fd[8], i;
 
 	fx_init(&fx, CONF);
 	fx.srv.max_conns = 6;
 	fx.srv.max_conns_per_addr = 2;
-	for (i = 0; i < 7; i++) {
+	for (i = 0; i < 6; i++) {
 		snprintf(ip, sizeof(ip), "127.0.0.%d", 10 + i / 2);
 		fd[i] = fx_connect_from(&fx, ip);
+		fx_run(&fx, 2);
 	}
-	for (i = 0; i < 6; i++)
+	/* The oldest has been talking: the next oldest is the idlest. */
+	login_step(&fx, fd[0]);
+	fd[6] = fx_connect_from(&fx, "127.0.0.20");
+	CHECK(!closed_now(&fx, fd[6]));
+	CHECK(closed_now(&fx, fd[1]));
+	CHECK(!closed_now(&fx, fd[0]));
+	for (i = 2; i < 6; i++)
 		CHECK(!closed_now(&fx, fd[i]));
-	CHECK(closed_now(&fx, fd[6]));
 	CHECK_EQ(fx.srv.nr_conns, 6);
-	for (i = 0; i < 7; i++)
+	CHECK_EQ(fx.srv.evicted, 1);
+	CHECK_EQ(fx.srv.refused, 0);
+	/* And the next one takes the place of the oldest silent one. */
+	fd[7] = fx_connect_from(&fx, "127.0.0.21");
+	CHECK(!closed_now(&fx, fd[7]));
+	CHECK(closed_now(&fx, fd[2]));
+	CHECK(!closed_now(&fx, fd[0]));
+	CHECK_EQ(fx.srv.nr_conns, 6);
+	for (i = 0; i < 8; i++)
 		close(fd[i]);
+	fx_free(&fx);
+}
+
+/* One host can take all the addresses of its /64: they share a limit. */
+TEST(limits_an_ipv6_64_holds_at_most_its_own_limit)
+{
+	struct fixture fx;
+	char ip[64];
+	int fd[5], other, i;
+
+	fx_init(&fx, CONF);
+	fx.srv.max_conns_per_net = 4;
+	for (i = 0; i < 5; i++) {
+		snprintf(ip, sizeof(ip), "2001:db8:1:2::%x", 0x100 + i);
+		fd[i] = fx_connect_as(&fx, ip, 40000);
+	}
+	for (i = 0; i < 4; i++)
+		CHECK(!closed_now(&fx, fd[i]));
+	CHECK(closed_now(&fx, fd[4]));
+	CHECK_EQ(fx.srv.refused, 1);
+	/* Another /64 still gets in, and IPv4 has no /64. */
+	other = fx_connect_as(&fx, "2001:db8:1:3::1", 40000);
+	CHECK(!closed_now(&fx, other));
+	close(other);
+	for (i = 0; i < 5; i++)
+		close(fd[i]);
+	fx_free(&fx);
+}
+
+TEST(limits_a_connection_that_sends_nothing_is_closed_at_the_first_pdu_deadline)
+{
+	struct fixture fx;
+	uint64_t start;
+	int silent, talking;
+
+	fx_init(&fx, CONF);
+	fx.srv.first_pdu_ms = 200;
+	fx.srv.login_timeout_ms = 3000;
+	loop_set_tick(&fx.loop, 10, tick, &fx.srv);
+	start = now_ms();
+	silent = fx_connect(&fx);
+	talking = fx_connect(&fx);
+	login_step(&fx, talking);
+	CHECK(peer_closed(&fx, silent));
+	CHECK(now_ms() - start < 1500);
+	/* One that sent its Login Request in time has the whole login. */
+	CHECK(!closed_now(&fx, talking));
+	CHECK_EQ(fx.srv.nr_conns, 1);
+	close(silent);
+	close(talking);
 	fx_free(&fx);
 }
 
