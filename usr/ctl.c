@@ -27,6 +27,8 @@ struct ctl_client {
 	struct textbuf rsp;
 	size_t rsp_off;
 	uint64_t deadline;
+	struct ctl_later *later;	/* answered when it is finished */
+	int version;			/* of the request later answers */
 };
 
 static void client_free(struct ctl_client *cl)
@@ -48,6 +50,9 @@ static void client_free(struct ctl_client *cl)
 		wipe(cl->rsp.buf, cl->rsp.cap);
 	textbuf_free(&cl->rsp);
 	wipe(cl->req, sizeof(cl->req));
+	if (cl->later)
+		log_warn("ietd stops before initiators it asked to log out are gone: what ietadm asked for is not finished");
+	ctl_later_free(cl->later);
 	free(cl);
 }
 
@@ -86,10 +91,18 @@ static void process(struct ctl_client *cl)
 		if (req->version)
 			version = req->version;
 		if (!ret)
-			ret = ctl_handle(cl->ctl->rt, req, &out, err,
-					 sizeof(err));
+			ret = ctl_start(cl->ctl->rt, req, &out, &cl->later,
+					err, sizeof(err));
 	}
-	if (ret) {
+	if (ret == -EINPROGRESS) {
+		/*
+		 * It waits for initiators to log out: answered by ctl_poll()
+		 * then, and meanwhile neither read nor timed out.
+		 */
+		cl->version = version;
+		cl->deadline = UINT64_MAX;
+		loop_del(cl->ctl->loop, &cl->w);
+	} else if (ret) {
 		/* What was done before the failure, then why it failed. */
 		respond(cl, version, -ret, out.buf ? out.buf : "", out.len,
 			err);
@@ -153,7 +166,8 @@ static void client_event(struct watch *w, uint32_t events)
 		client_write(cl);
 	} else if (ctl_req_complete(cl->req, cl->have)) {
 		process(cl);
-		client_write(cl);
+		if (!cl->later)
+			client_write(cl);
 	} else if (cl->have == sizeof(cl->req)) {
 		respond(cl, CTL_VERSION, EINVAL, "", 0, "request too long");
 		client_write(cl);
@@ -302,11 +316,47 @@ void ctl_close(struct ctl *c)
 	spare_close(&c->spare);
 }
 
-void ctl_tick(struct ctl *c, uint64_t now)
+/* A request that waited is finished: answer it. */
+static void finish(struct ctl_client *cl)
+{
+	struct ctl_later *later = cl->later;
+	struct textbuf out;
+	char err[512];
+	int ret;
+
+	cl->later = NULL;
+	textbuf_init(&out, CTL_RSP_MAX);
+	ret = ctl_finish(cl->ctl->rt, later, &out, err, sizeof(err));
+	respond(cl, cl->version, -ret, out.buf ? out.buf : "", out.len,
+		ret ? err : NULL);
+	if (ret)
+		log_dbg(1, "ietadm request failed: %s", err);
+	textbuf_free(&out);
+	cl->deadline = now_ms() + CLIENT_TIMEOUT_MS;
+	if (loop_add(cl->ctl->loop, &cl->w, EPOLLIN)) {
+		client_free(cl);
+		return;
+	}
+	client_write(cl);
+}
+
+void ctl_poll(struct ctl *c, uint64_t now)
 {
 	struct ctl_client *cl = c->clients, *next;
 
 	for (; cl; cl = next) {
+		next = cl->next;
+		if (cl->later && !logout_poll(&cl->later->lw, now))
+			finish(cl);
+	}
+}
+
+void ctl_tick(struct ctl *c, uint64_t now)
+{
+	struct ctl_client *cl, *next;
+
+	ctl_poll(c, now);
+	for (cl = c->clients; cl; cl = next) {
 		next = cl->next;
 		if (now >= cl->deadline)
 			client_free(cl);

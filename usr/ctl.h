@@ -46,10 +46,18 @@ void ctl_close(struct ctl *c);
  * socket again if it ran out of descriptors without a spare (fdlimit.h).
  */
 void ctl_tick(struct ctl *c, uint64_t now);
+/*
+ * Answer the requests that waited for initiators to log out, those whose
+ * initiators are gone or whose time is up (each tick, and when the kernel
+ * reports sessions closed).
+ */
+void ctl_poll(struct ctl *c, uint64_t now);
 
 /*
- * Run one request: output lines go to out, a failure returns a negative
- * errno with err saying why in one line (out may hold what was done).
+ * Run one request to its end: output lines go to out, a failure returns a
+ * negative errno with err saying why in one line (out may hold what was
+ * done). One that waits for initiators to log out blocks for it: ietd's
+ * clients are served without blocking (ctl_start() in ctl_ops.h).
  */
 int ctl_handle(struct runtime *rt, const struct ctl_req *req,
 	       struct textbuf *out, char *err, size_t errlen);

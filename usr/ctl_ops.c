@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ctl_ops.h"
 
@@ -146,24 +147,69 @@ static const struct {
 	{ "save", op_save },
 };
 
-int ctl_handle(struct runtime *rt, const struct ctl_req *req,
-	       struct textbuf *out, char *err, size_t errlen)
+static int result(int ret, struct textbuf *out, char *err, size_t errlen)
+{
+	if (!ret && out->overflow) {
+		snprintf(err, errlen, "output too long");
+		ret = -ENOSPC;
+	}
+	return ret;
+}
+
+int ctl_start(struct runtime *rt, const struct ctl_req *req,
+	      struct textbuf *out, struct ctl_later **later, char *err,
+	      size_t errlen)
 {
 	size_t i;
 	int ret;
 
+	*later = NULL;
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 		if (strcmp(ops[i].name, req->op))
 			continue;
+		rt->later = NULL;
 		ret = ops[i].fn(rt, req, out, err, errlen);
-		if (!ret && out->overflow) {
-			snprintf(err, errlen, "output too long");
-			ret = -ENOSPC;
+		if (ret == -EINPROGRESS) {
+			*later = rt->later;
+			rt->later = NULL;
+			return ret;
 		}
-		return ret;
+		return result(ret, out, err, errlen);
 	}
 	snprintf(err, errlen,
 		 "unknown op \"%s\" (new, delete, update, show, reload, save)",
 		 req->op);
 	return -EINVAL;
+}
+
+void ctl_later_free(struct ctl_later *later)
+{
+	if (!later)
+		return;
+	logout_wait_free(&later->lw);
+	free(later);
+}
+
+int ctl_finish(struct runtime *rt, struct ctl_later *later,
+	       struct textbuf *out, char *err, size_t errlen)
+{
+	int ret = later->finish(rt, later, out, err, errlen);
+
+	ctl_later_free(later);
+	return result(ret, out, err, errlen);
+}
+
+/* Waiting where nothing else is served: tests, and nothing else. */
+int ctl_handle(struct runtime *rt, const struct ctl_req *req,
+	       struct textbuf *out, char *err, size_t errlen)
+{
+	const struct timespec nap = { 0, 100 * 1000 * 1000 };
+	struct ctl_later *later;
+	int ret = ctl_start(rt, req, out, &later, err, errlen);
+
+	if (ret != -EINPROGRESS)
+		return ret;
+	while (logout_poll(&later->lw, now_ms()) > 0)
+		nanosleep(&nap, NULL);
+	return ctl_finish(rt, later, out, err, errlen);
 }

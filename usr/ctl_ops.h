@@ -12,11 +12,42 @@
 
 #include "ctl.h"
 #include "kernel.h"
+#include "logout.h"
 #include "runtime.h"
 #include "text.h"
 
 typedef int op_fn(struct runtime *rt, const struct ctl_req *req,
 		  struct textbuf *out, char *err, size_t errlen);
+
+/*
+ * An operation that gives initiators time to log out does not wait for
+ * them: it asks, sets rt->later to what remains to be done once they are
+ * gone and returns -EINPROGRESS. ietd goes on serving logins, discovery
+ * and other ietadm requests meanwhile, and answers this one when
+ * finish() has run (ctl.c).
+ */
+struct ctl_later {
+	struct logout_wait lw;
+	int (*finish)(struct runtime *rt, const struct ctl_later *l,
+		      struct textbuf *out, char *err, size_t errlen);
+	uint32_t tid;			/* 0: every target */
+	uint64_t sid;			/* of a connection or session */
+	int cid;			/* -1: the whole session */
+};
+
+/*
+ * Start the request: like ctl_handle(), but -EINPROGRESS with *later set
+ * when it waits for initiators (finish it with ctl_finish() once
+ * logout_poll() says so).
+ */
+int ctl_start(struct runtime *rt, const struct ctl_req *req,
+	      struct textbuf *out, struct ctl_later **later, char *err,
+	      size_t errlen);
+/* Do what remains and free later; the request's result. */
+int ctl_finish(struct runtime *rt, struct ctl_later *later,
+	       struct textbuf *out, char *err, size_t errlen);
+/* A request that has not been finished (ietd stopping): only freed. */
+void ctl_later_free(struct ctl_later *later);
 
 op_fn op_show;
 op_fn op_new;

@@ -254,8 +254,11 @@ int sendtargets(const struct config *cfg, const char *what,
 
 		if (!all && strcasecmp(t->name, what))
 			continue;
-		/* Logins to it are refused until it is configured again. */
-		if (t->origin == ORIGIN_KERNEL)
+		/*
+		 * Logins to it are refused until it is configured again, or
+		 * while it is being deleted.
+		 */
+		if (t->origin == ORIGIN_KERNEL || t->deleting)
 			continue;
 		if (!access_portal(a, t->name, who->local) ||
 		    !access_initiator(a, t->name, who->initiator, who->peer))

@@ -249,6 +249,8 @@ static void on_kernel(struct watch *w, uint32_t events)
 			kstate_free(&st);
 		}
 	}
+	/* A session that closed may be one a waiting ietadm asked to go. */
+	ctl_poll(&d->ctl, now_ms());
 	if (ret < 0)
 		log_peer(LOG_ERR, "reading kernel events: %s%s%s",
 			 strerror(-ret), *kernel_errmsg() ? ": " : "",

@@ -381,6 +381,12 @@ static int first_set(struct login *l, const struct text_list *tl)
 				 tname);
 			return LS_NOT_FOUND;
 		}
+		if (found->deleting) {
+			snprintf(l->err, sizeof(l->err),
+				 "target %.223s is being deleted (ietadm --op delete)",
+				 tname);
+			return LS_TARGET_REMOVED;
+		}
 		if (found->origin == ORIGIN_KERNEL) {
 			/*
 			 * Found in the kernel, described nowhere: its CHAP

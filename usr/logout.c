@@ -9,10 +9,13 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "log.h"
 #include "logout.h"
+#include "loop.h"
 
 #define POLL_NS		(100 * 1000 * 1000)
 /* The kernel looks at deadlines once a second and drops in a work item. */
@@ -56,20 +59,19 @@ static int remaining(const struct logout_scope *sc, size_t n)
 	return left;
 }
 
-static bool before(const struct timespec *a, const struct timespec *b)
+void logout_wait_free(struct logout_wait *lw)
 {
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+	free(lw->sc);
+	memset(lw, 0, sizeof(*lw));
 }
 
-int logout_and_wait(const struct logout_scope *sc, size_t n,
-		    unsigned int wait)
+int logout_ask(struct logout_wait *lw, struct logout_scope *sc, size_t n,
+	       unsigned int wait)
 {
-	const struct timespec nap = { 0, POLL_NS };
-	struct timespec now, end;
 	size_t i, asked = 0;
 	int ret;
 
+	memset(lw, 0, sizeof(*lw));
 	for (i = 0; i < n; i++) {
 		ret = kernel_logout_req(&sc[i], wait);
 		if (ret == -ENOENT)	/* nobody there (any more) */
@@ -77,26 +79,58 @@ int logout_and_wait(const struct logout_scope *sc, size_t n,
 		if (ret == -EOPNOTSUPP) {
 			/* A module older than the request: nobody is asked. */
 			log_info("the kernel module cannot ask initiators to log out: their sessions are closed");
-			return -ENOENT;
+			ret = -ENOENT;
+			goto out;
 		}
 		if (ret)
-			return ret;
+			goto out;
 		asked++;
 	}
-	if (!asked)
-		return -ENOENT;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += wait + SLACK_S;
-	for (;;) {
-		ret = remaining(sc, n);
-		if (ret <= 0)
-			return ret;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (!before(&now, &end)) {
-			log_warn("%d session%s still there %u s after being asked to log out",
-				 ret, ret == 1 ? "" : "s", wait);
-			return ret;
-		}
-		nanosleep(&nap, NULL);
+	if (!asked) {
+		ret = -ENOENT;
+		goto out;
 	}
+	lw->sc = sc;
+	lw->n = n;
+	lw->wait = wait;
+	lw->end_ms = now_ms() + (uint64_t)(wait + SLACK_S) * 1000;
+	return 0;
+out:
+	free(sc);
+	return ret;
+}
+
+int logout_poll(struct logout_wait *lw, uint64_t now)
+{
+	int ret = remaining(lw->sc, lw->n);
+
+	if (ret <= 0)
+		return 0;
+	if (now >= lw->end_ms) {
+		log_warn("%d session%s still there %u s after being asked to log out",
+			 ret, ret == 1 ? "" : "s", lw->wait);
+		return 0;
+	}
+	return ret;
+}
+
+int logout_and_wait(const struct logout_scope *sc, size_t n,
+		    unsigned int wait)
+{
+	const struct timespec nap = { 0, POLL_NS };
+	struct logout_scope *copy = calloc(n ? n : 1, sizeof(*copy));
+	struct logout_wait lw;
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, sc, n * sizeof(*sc));
+	ret = logout_ask(&lw, copy, n, wait);
+	if (ret)
+		return ret;
+	while (logout_poll(&lw, now_ms()) > 0)
+		nanosleep(&nap, NULL);
+	ret = remaining(lw.sc, lw.n);
+	logout_wait_free(&lw);
+	return ret;
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernel.h"
 
@@ -16,13 +17,38 @@
 /* Whether a session of the scope's target is in it (tid not compared). */
 bool logout_in_scope(const struct logout_scope *sc, const struct ksession *s);
 
+/* Initiators asked to log out, and how long they have. */
+struct logout_wait {
+	struct logout_scope *sc;	/* owned */
+	size_t n;
+	unsigned int wait;		/* seconds they were given */
+	uint64_t end_ms;		/* now_ms() past which no one waits */
+};
+
 /*
- * Ask the initiators of each of the n scopes to log out within wait
- * seconds, and wait until their sessions (or the connection a scope names)
- * are gone: by their Logout, or dropped by the kernel past the deadline.
+ * Ask the initiators of each of the n scopes (lw takes sc, malloc'ed) to
+ * log out within wait seconds. Returns 0 when some were asked (then
+ * logout_poll() until they are gone), -ENOENT when nobody was (none of
+ * the scopes had a connection, or the module cannot ask), or another
+ * -errno; lw holds nothing but on 0.
+ */
+int logout_ask(struct logout_wait *lw, struct logout_scope *sc, size_t n,
+	       unsigned int wait);
+/*
+ * How many sessions of the scopes (or connections a scope names) are
+ * still there, or 0 once all are gone (by their Logout, or dropped by the
+ * kernel past the deadline) or the deadline is past with some left
+ * (logged): the caller closes what remains then. A failing dump ends the
+ * wait too (0). Never blocks longer than a dump of the kernel's state.
+ */
+int logout_poll(struct logout_wait *lw, uint64_t now);
+void logout_wait_free(struct logout_wait *lw);
+
+/*
+ * Ask and wait, blocking: for a reload that removes a portal group under
+ * its sessions, which has no later to give the rest of its plan to.
  * Returns how many are still there (0: all gone), -ENOENT when nobody was
- * asked (none of the scopes had a connection, or the module cannot ask),
- * or another -errno.
+ * asked, or another -errno.
  */
 int logout_and_wait(const struct logout_scope *sc, size_t n,
 		    unsigned int wait);

@@ -101,6 +101,7 @@ struct target_conf {
 	char redirect[REDIRECT_MAX + 1];	/* "" = none; "addr:port" */
 	enum target_origin origin;
 	unsigned int line;
+	bool deleting;			/* its initiators asked to log out */
 };
 
 /* One listening address of a portal group. */

@@ -156,25 +156,30 @@ static int sessions_of(const struct ktarget *kt, char *hint, size_t len)
 }
 
 /*
- * Give the initiators of target tid (0: of every target) wait seconds to
- * log out; those still there afterwards the caller closes.
+ * Ask the initiators of target tid (0: of every target) to log out within
+ * wait seconds: 0 and *later to finish once they are gone, or -ENOENT
+ * when there was nobody to ask (the caller goes on at once).
  */
-static int let_sessions_go(uint32_t tid, unsigned int wait, char *err,
-			   size_t errlen)
+static int ask_sessions(struct runtime *rt, uint32_t tid, unsigned int wait,
+			char *err, size_t errlen)
 {
 	struct logout_scope *sc;
+	struct ctl_later *l;
 	struct kstate st;
 	size_t i, n = 0;
 	int ret;
 
 	if (!wait)
-		return 0;
+		return -ENOENT;
 	ret = dump_kernel(&st, err, errlen);
 	if (ret)
 		return ret;
 	sc = calloc(st.nr_targets + 1, sizeof(*sc));
-	if (!sc) {
+	l = calloc(1, sizeof(*l));
+	if (!sc || !l) {
 		kstate_free(&st);
+		free(sc);
+		free(l);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -189,12 +194,28 @@ static int let_sessions_go(uint32_t tid, unsigned int wait, char *err,
 	if (n)
 		log_info("ietadm: asking the initiators of %zu target%s to log out within %u s",
 			 n, n == 1 ? "" : "s", wait);
-	ret = logout_and_wait(sc, n, wait);
-	free(sc);
-	if (ret < 0 && ret != -ENOENT)
+	ret = logout_ask(&l->lw, sc, n, wait);
+	if (ret) {
+		free(l);
+		if (ret == -ENOENT)
+			return ret;
 		return kernel_failed(ret, err, errlen,
 				     "asking initiators to log out");
+	}
+	l->tid = tid;
+	l->cid = -1;
+	rt->later = l;
 	return 0;
+}
+
+/* No logins to a target while its initiators are asked to go. */
+static void mark_deleting(struct runtime *rt, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < rt->cfg.nr_targets; i++)
+		if (!tid || rt->cfg.targets[i].tid == tid)
+			rt->cfg.targets[i].deleting = true;
 }
 
 /* Close every session of a target the kernel reports; 0 or the first error. */
@@ -214,6 +235,47 @@ static int close_sessions(const struct ktarget *kt, char *err, size_t errlen)
 	return first;
 }
 
+/* Close what is left of target tid's sessions and delete it. */
+static int target_gone(struct runtime *rt, uint32_t tid, char *err,
+		       size_t errlen)
+{
+	char name[IET_NAME_MAX + 1];
+	struct target_conf *t = config_target_by_tid(&rt->cfg, tid);
+	struct kstate st;
+	int ret;
+
+	if (!t)
+		return 0;	/* deleted meanwhile, by a teardown of all */
+	ret = dump_kernel(&st, err, errlen);
+	if (ret)
+		goto out;
+	ret = close_sessions(kstate_target(&st, tid), err, errlen);
+	kstate_free(&st);
+	if (ret)
+		goto out;
+	ret = kernel_target_del(tid);
+	if (ret && ret != -ENOENT) {
+		ret = kernel_failed(ret, err, errlen, "deleting target %u %s",
+				    tid, t->name);
+		goto out;
+	}
+	snprintf(name, sizeof(name), "%s", t->name);
+	config_del_target(&rt->cfg, tid);
+	runtime_persist(rt);
+	log_info("ietadm: target tid %u %s deleted", tid, name);
+	return 0;
+out:
+	t->deleting = false;	/* it stays, and takes logins again */
+	return ret;
+}
+
+static int target_gone_later(struct runtime *rt, const struct ctl_later *l,
+			     struct textbuf *out, char *err, size_t errlen)
+{
+	(void)out;
+	return target_gone(rt, l->tid, err, errlen);
+}
+
 /*
  * Delete a target. One with sessions only when told how long its
  * initiators get to log out (wait >= 0); the rest are closed then.
@@ -222,10 +284,16 @@ static int target_delete(struct runtime *rt, struct target_conf *t, int wait,
 			 char *err, size_t errlen)
 {
 	uint32_t tid = t->tid;
-	char name[IET_NAME_MAX + 1], hint[128];
+	char hint[128];
 	struct kstate st;
 	int n, ret;
 
+	if (t->deleting) {
+		snprintf(err, errlen,
+			 "target %u %s is being deleted already: its initiators were asked to log out",
+			 tid, t->name);
+		return -EBUSY;
+	}
 	ret = dump_kernel(&st, err, errlen);
 	if (ret)
 		return ret;
@@ -240,25 +308,16 @@ static int target_delete(struct runtime *rt, struct target_conf *t, int wait,
 		return -EBUSY;
 	}
 	if (n) {
-		ret = let_sessions_go(tid, wait, err, errlen);
-		if (!ret)
-			ret = dump_kernel(&st, err, errlen);
-		if (ret)
-			return ret;
-		ret = close_sessions(kstate_target(&st, tid), err, errlen);
-		kstate_free(&st);
-		if (ret)
+		ret = ask_sessions(rt, tid, wait, err, errlen);
+		if (!ret) {
+			rt->later->finish = target_gone_later;
+			mark_deleting(rt, tid);
+			return -EINPROGRESS;
+		}
+		if (ret != -ENOENT)
 			return ret;
 	}
-	ret = kernel_target_del(tid);
-	if (ret && ret != -ENOENT)
-		return kernel_failed(ret, err, errlen, "deleting target %u %s",
-				     tid, t->name);
-	snprintf(name, sizeof(name), "%s", t->name);
-	config_del_target(&rt->cfg, tid);
-	runtime_persist(rt);
-	log_info("ietadm: target tid %u %s deleted", tid, name);
-	return 0;
+	return target_gone(rt, tid, err, errlen);
 }
 
 static int target_update(struct runtime *rt, struct target_conf *cur,
@@ -599,75 +658,104 @@ static struct auth *req_auth(struct runtime *rt, const struct ctl_req *req,
 
 /* ---------------------------------------------------------------- sessions */
 
-static int conn_delete(const struct target_conf *t, const struct ctl_req *req,
-		       int wait, char *err, size_t errlen)
+/*
+ * Close connection cid (-1: the whole session sid) of target tid; asked:
+ * its initiator was asked to log out, so it being gone is success.
+ */
+static int conn_gone(uint32_t tid, uint64_t sid, int cid, bool asked,
+		     char *err, size_t errlen)
 {
-	struct logout_scope sc = { t->tid, 0, req->sid, -1 };
-	bool asked = false;
 	int ret;
 
-	if (req->fields & CTL_F_CID)
-		sc.cid = req->cid;
-	if (wait > 0) {
-		ret = logout_and_wait(&sc, 1, (unsigned int)wait);
-		if (ret < 0 && ret != -ENOENT)
-			return kernel_failed(ret, err, errlen,
-					     "asking session %llu to log out",
-					     (unsigned long long)req->sid);
-		asked = ret != -ENOENT;
-	}
-	if (req->fields & CTL_F_CID) {
-		ret = kernel_conn_del(t->tid, req->sid, req->cid);
+	if (cid >= 0) {
+		ret = kernel_conn_del(tid, sid, cid);
 		if (ret == -ENOENT && asked) {
 			ret = 0;
 		} else if (ret == -ENOENT) {
 			snprintf(err, errlen,
-				 "no connection %u in session %llu of target %u",
-				 req->cid, (unsigned long long)req->sid, t->tid);
+				 "no connection %d in session %llu of target %u",
+				 cid, (unsigned long long)sid, tid);
 			return ret;
 		}
 		if (ret)
 			return kernel_failed(ret, err, errlen,
-					     "closing connection %u of session %llu",
-					     req->cid,
-					     (unsigned long long)req->sid);
-		log_info("ietadm: tid %u sid %llu cid %u closed", t->tid,
-			 (unsigned long long)req->sid, req->cid);
+					     "closing connection %d of session %llu",
+					     cid, (unsigned long long)sid);
+		log_info("ietadm: tid %u sid %llu cid %d closed", tid,
+			 (unsigned long long)sid, cid);
 		return 0;
 	}
-	ret = kernel_session_del(t->tid, req->sid);
+	ret = kernel_session_del(tid, sid);
 	if (ret == -ENOENT && asked) {
 		ret = 0;
 	} else if (ret == -ENOENT) {
 		snprintf(err, errlen, "no session %llu in target %u",
-			 (unsigned long long)req->sid, t->tid);
+			 (unsigned long long)sid, tid);
 		return ret;
 	}
 	if (ret)
 		return kernel_failed(ret, err, errlen, "closing session %llu",
-				     (unsigned long long)req->sid);
-	log_info("ietadm: tid %u sid %llu closed", t->tid,
-		 (unsigned long long)req->sid);
+				     (unsigned long long)sid);
+	log_info("ietadm: tid %u sid %llu closed", tid,
+		 (unsigned long long)sid);
 	return 0;
 }
 
-/*
- * --op delete alone: every initiator is asked to log out and given wait
- * seconds, then every session still there is closed and every target
- * deleted.
- */
-static int stop_all(struct runtime *rt, unsigned int wait, char *err,
-		    size_t errlen)
+static int conn_gone_later(struct runtime *rt, const struct ctl_later *l,
+			   struct textbuf *out, char *err, size_t errlen)
+{
+	(void)rt;
+	(void)out;
+	return conn_gone(l->tid, l->sid, l->cid, true, err, errlen);
+}
+
+static int conn_delete(struct runtime *rt, const struct target_conf *t,
+		       const struct ctl_req *req, int wait, char *err,
+		       size_t errlen)
+{
+	int cid = req->fields & CTL_F_CID ? (int)req->cid : -1;
+	struct logout_scope *sc;
+	struct ctl_later *l;
+	int ret;
+
+	if (wait > 0) {
+		sc = calloc(1, sizeof(*sc));
+		l = calloc(1, sizeof(*l));
+		if (!sc || !l) {
+			free(sc);
+			free(l);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		*sc = (struct logout_scope){ t->tid, 0, req->sid, cid };
+		ret = logout_ask(&l->lw, sc, 1, (unsigned int)wait);
+		if (!ret) {
+			l->finish = conn_gone_later;
+			l->tid = t->tid;
+			l->sid = req->sid;
+			l->cid = cid;
+			rt->later = l;
+			return -EINPROGRESS;
+		}
+		free(l);
+		if (ret != -ENOENT)
+			return kernel_failed(ret, err, errlen,
+					     "asking session %llu to log out",
+					     (unsigned long long)req->sid);
+	}
+	return conn_gone(t->tid, req->sid, cid, false, err, errlen);
+}
+
+/* Close every session still there and delete every target. */
+static int all_gone(struct runtime *rt, char *err, size_t errlen)
 {
 	struct kstate st;
 	size_t i;
 	int ret, first = 0;
 
-	ret = let_sessions_go(0, wait, err, errlen);
-	if (!ret)
-		ret = dump_kernel(&st, err, errlen);
+	ret = dump_kernel(&st, err, errlen);
 	if (ret)
-		return ret;
+		goto out;
 	for (i = 0; i < st.nr_targets; i++) {
 		const struct ktarget *kt = &st.targets[i];
 
@@ -691,8 +779,41 @@ static int stop_all(struct runtime *rt, unsigned int wait, char *err,
 			config_del_target(&rt->cfg, rt->cfg.targets[0].tid);
 	}
 	runtime_persist(rt);
-	log_info("ietadm: every session closed and every target deleted");
-	return first;
+	if (!first)
+		log_info("ietadm: every session closed and every target deleted");
+	ret = first;
+out:
+	for (i = 0; i < rt->cfg.nr_targets; i++)
+		rt->cfg.targets[i].deleting = false;
+	return ret;
+}
+
+static int all_gone_later(struct runtime *rt, const struct ctl_later *l,
+			  struct textbuf *out, char *err, size_t errlen)
+{
+	(void)l;
+	(void)out;
+	return all_gone(rt, err, errlen);
+}
+
+/*
+ * --op delete alone: every initiator is asked to log out and given wait
+ * seconds, then every session still there is closed and every target
+ * deleted.
+ */
+static int stop_all(struct runtime *rt, unsigned int wait, char *err,
+		    size_t errlen)
+{
+	int ret = ask_sessions(rt, 0, wait, err, errlen);
+
+	if (!ret) {
+		rt->later->finish = all_gone_later;
+		mark_deleting(rt, 0);
+		return -EINPROGRESS;
+	}
+	if (ret != -ENOENT)
+		return ret;
+	return all_gone(rt, err, errlen);
 }
 
 /* --params LogoutTimeout=SECONDS of --op delete; -1 when not given. */
@@ -784,7 +905,7 @@ int op_delete(struct runtime *rt, const struct ctl_req *req,
 		return lun_delete(rt, t, req, err, errlen);
 	}
 	if (req->fields & CTL_F_SID)
-		return conn_delete(t, req, wait, err, errlen);
+		return conn_delete(rt, t, req, wait, err, errlen);
 	if (req->fields & CTL_F_CID) {
 		snprintf(err, errlen, "--cid needs --sid");
 		return -EINVAL;

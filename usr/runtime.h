@@ -18,6 +18,8 @@
 #include "state.h"
 #include "text.h"
 
+struct ctl_later;
+
 struct runtime {
 	struct config cfg;		/* the running model */
 	struct registry *reg;
@@ -25,6 +27,7 @@ struct runtime {
 	const char *config_path;
 	const char *access_dirs;
 	uint16_t port;			/* for portals without one (-p) */
+	struct ctl_later *later;	/* set by an op that waits (ctl_ops.h) */
 };
 
 /* Remember the model in the state file; a failure is logged. */

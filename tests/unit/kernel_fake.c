@@ -36,6 +36,7 @@ static struct {
 	uint32_t pr_tid, pr_lun;
 	struct kpr pr;
 	bool logout_ignored;
+	bool logout_held;		/* doomed stay until fake_logout_go() */
 	struct logout_scope *doomed;	/* dropped after the next dump */
 	size_t nr_doomed;
 } f = { .pipe = { -1, -1 } };
@@ -172,6 +173,7 @@ void fake_reset(void)
 	f.doomed = NULL;
 	f.nr_doomed = 0;
 	f.logout_ignored = false;
+	f.logout_held = false;
 	f.errmsg[0] = '\0';
 	kernel_close();
 }
@@ -729,6 +731,11 @@ void fake_logout_ignored(bool ignored)
 	f.logout_ignored = ignored;
 }
 
+void fake_logout_held(bool held)
+{
+	f.logout_held = held;
+}
+
 /* The initiators of the scope log out, or are dropped: all sessions go. */
 static void logout_scope_go(const struct logout_scope *sc)
 {
@@ -741,6 +748,12 @@ static void logout_scope_go(const struct logout_scope *sc)
 		else
 			i++;
 	}
+}
+
+void fake_logout_go(void)
+{
+	while (f.nr_doomed)
+		logout_scope_go(&f.doomed[--f.nr_doomed]);
 }
 
 int kernel_logout_req(const struct logout_scope *sc, uint32_t wait)
@@ -764,7 +777,7 @@ int kernel_logout_req(const struct logout_scope *sc, uint32_t wait)
 		n += logout_in_scope(sc, &t->sessions[i]);
 	if (!n)
 		return done(c, -ENOENT, "no connection to ask");
-	if (!f.logout_ignored) {
+	if (!f.logout_ignored && !f.logout_held) {
 		logout_scope_go(sc);
 		return done(c, 0, NULL);
 	}
@@ -827,7 +840,7 @@ int kernel_dump(struct kstate *st)
 	int ret = dump_state(st);
 
 	/* Past the deadline of an ignored request: dropped by the kernel. */
-	while (!ret && f.nr_doomed)
+	while (!ret && f.nr_doomed && !f.logout_held)
 		logout_scope_go(&f.doomed[--f.nr_doomed]);
 	return ret;
 }

@@ -85,6 +85,12 @@ const struct kpr *fake_pr(void);
  * the fake, right after the next dump has shown them still there.
  */
 void fake_logout_ignored(bool ignored);
+/*
+ * Or take their time: asked sessions stay until fake_logout_go() (the
+ * initiators log out then), however often the state is dumped.
+ */
+void fake_logout_held(bool held);
+void fake_logout_go(void);
 
 /* Queue an event; kernel_event_fd() becomes readable. */
 void fake_event(const struct kevent *ev);

@@ -523,3 +523,96 @@ TEST(ctl_clients_beyond_the_cap_wait_their_turn_unaccepted)
 	rmdir(dir);
 	cf_free(&f);
 }
+
+static const struct ktarget *ktarget(uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < fake_state()->nr_targets; i++)
+		if (fake_state()->targets[i].tid == tid)
+			return &fake_state()->targets[i];
+	return NULL;
+}
+
+/* A Login Request for target name; the status of its answer. */
+static unsigned int login_status(struct fixture *fx, const char *name)
+{
+	struct login_req r;
+	struct text t;
+	uint8_t bhs[BHS_LEN], *data = NULL;
+	size_t dlen;
+	int fd = fx_connect(fx);
+	char tn[300];
+
+	snprintf(tn, sizeof(tn), "TargetName=%s", name);
+	login_req_init(&r, false, STAGE_SECURITY, 0);
+	text_of(&t, "InitiatorName=" INITIATOR, tn, "AuthMethod=None", NULL);
+	login_bhs(&r, &t, bhs);
+	if (send_pdu(fd, bhs, t.buf, t.len) || recv_pdu(fx, fd, bhs, &data, &dlen))
+		bhs[36] = bhs[37] = 0xff;
+	free(data);
+	close(fd);
+	return bhs[36] << 8 | bhs[37];
+}
+
+/*
+ * A delete that gives initiators time to log out does not hold ietd
+ * meanwhile: other ietadm requests are answered at once, and logins to
+ * other targets go on; logins to the target being deleted are refused.
+ * Its own answer comes once its initiators are gone.
+ */
+TEST(ctl_a_delete_that_waits_for_logouts_holds_up_nothing_else)
+{
+	static const char del[] = "IETCTL 2\nop=delete\ntid=1\nparams=LogoutTimeout=30\n\n";
+	static const char show[] = "IETCTL 2\nop=show\ntid=2\n\n";
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[] = "/tmp/ietd-ctl-test-XXXXXX", sock[64], buf[4096];
+	uint16_t cid = 0;
+	struct ctl ctl;
+	struct cfx f;
+	uint64_t t0;
+	int fd;
+
+	fx_init(&f.fx, CONF "Target " TARGET2 "\n Lun 0 Type=nullio\n");
+	textbuf_init(&f.out, 65536);
+	REQUIRE(mkdtemp(dir) != NULL);
+	snprintf(sock, sizeof(sock), "%s/ietd.sock", dir);
+	REQUIRE(ctl_open(&ctl, &f.fx.loop, &f.fx.rt, sock, err, sizeof(err)) == 0);
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	fake_logout_held(true);
+
+	strcpy(sun.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	REQUIRE(connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0);
+	REQUIRE(send(fd, del, strlen(del), 0) == (ssize_t)strlen(del));
+	t0 = now_ms();
+	fx_run(&f.fx, 20);
+	CHECK(!answered(fd));
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 1);
+	/* Meanwhile: ietadm, a login elsewhere, none to the target going. */
+	CHECK(ask(&f, sock, show, buf, sizeof(buf)) > 0);
+	CHECK(!strncmp(buf, "IETCTL 2 0\n", 11));
+	CHECK_EQ(login_status(&f.fx, TARGET2), 0);
+	CHECK_EQ(login_status(&f.fx, TARGET1), LS_TARGET_REMOVED);
+	/* A second delete of it is refused, not queued behind the first. */
+	CHECK(ask(&f, sock, del, buf, sizeof(buf)) > 0);
+	CHECK_CONTAINS(buf, "is being deleted already");
+	CHECK(now_ms() - t0 < 3000);
+	CHECK(!answered(fd));
+
+	/* The initiator logs out: the delete ends and is answered. */
+	fake_logout_go();
+	ctl_poll(&ctl, now_ms());
+	fx_run(&f.fx, 5);
+	REQUIRE(answered(fd));
+	CHECK_EQ(recv(fd, buf, sizeof(buf) - 1, 0), 11);
+	CHECK(!strncmp(buf, "IETCTL 2 0\n", 11));
+	CHECK(ktarget(1) == NULL);
+	CHECK(config_target_by_tid(&f.fx.rt.cfg, 1) == NULL);
+	CHECK(ktarget(2) != NULL);
+	close(fd);
+	ctl_close(&ctl);
+	rmdir(dir);
+	cf_free(&f);
+}
