@@ -29,7 +29,7 @@ MODULE_SECONDS = {
     "test_conformance": 191, "test_dirty_throttle": 36, "test_disappear": 39, "test_eio": 75,
     "test_ext4": 22, "test_fio": 130, "test_hostile": 290, "test_ietadm": 22,
     "test_libiscsi": 17, "test_limits": 8, "test_login": 32, "test_mcs": 25, "test_lun_options": 40,
-    "test_mode_select": 31, "test_module_load": 5, "test_multipath": 90, "test_opcodes": 66, "test_portal_groups": 60, "test_power_cut": 119,
+    "test_mode_select": 31, "test_module_load": 5, "test_multipath": 90, "test_opcodes": 66, "test_portal_groups": 60, "test_power_cut": 119, "test_prelogin_flood": 40,
     "test_privileges": 13, "test_proc_format": 11, "test_reload": 45,
     "test_reservations": 250, "test_restart": 45,
     "test_roundtrip": 8, "test_soak": 105, "test_stuck_backend": 35, "test_task_attr": 60,
