@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include "config.h"
+#include "digest.h"
 #include "readfile.h"
 #include "params.h"
 
@@ -1139,6 +1140,13 @@ static int do_global(struct parser *p, const char *key, const char *value)
 		cfg->isns_access_control = v;
 		return 0;
 	}
+	if (!strcasecmp(key, "ConfigDigest") && (p->flags & CONFIG_STATE)) {
+		if (strlen(value) != 64 ||
+		    strspn(value, "0123456789abcdef") != 64)
+			return fail(p, key, "expected 64 hexadecimal digits");
+		strcpy(cfg->digest, value);
+		return 0;
+	}
 	if (!strcasecmp(key, "Lun") || !strcasecmp(key, "Alias") ||
 	    !strcasecmp(key, "MaxSessions") || !strcasecmp(key, "Redirect") ||
 	    !strcasecmp(key, "Origin") || conf_key_find(key))
@@ -1294,6 +1302,11 @@ int config_load_flags(const char *path, unsigned int flags,
 	if (ret)
 		return ret;
 	ret = config_parse_flags(buf, got, path, flags, cfg, err, errlen);
+	if (!ret && sha256_hex(buf, got, cfg->digest)) {
+		config_free(cfg);
+		snprintf(err, errlen, "%s: cannot compute its digest", path);
+		ret = -ENOMEM;
+	}
 	wipe(buf, got);
 	free(buf);
 	return ret;

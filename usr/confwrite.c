@@ -202,6 +202,8 @@ int config_write(const struct config *cfg, unsigned int flags,
 		ret |= put(out, "iSNSServer %s", cfg->isns_server);
 	if (cfg->isns_access_control)
 		ret |= put(out, "iSNSAccessControl Yes");
+	if ((flags & CONFIG_STATE) && cfg->digest[0])
+		ret |= put(out, "ConfigDigest %s", cfg->digest);
 	for (i = 0; i < cfg->nr_groups; i++)
 		ret |= write_group(&cfg->groups[i], out);
 	if (ret)

@@ -135,6 +135,11 @@ struct config {
 	bool allow_short_secrets;
 	char isns_server[256];
 	bool isns_access_control;
+	/*
+	 * SHA-256 (hex) of the configuration file as read, or in a state
+	 * file of the one the running model was made from; "" unknown.
+	 */
+	char digest[65];
 };
 
 /* Helpers over the model (model.c). */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "log.h"
@@ -49,9 +50,59 @@ static void adopt_result(struct runtime *rt, struct plan *p)
 	memset(&p->result, 0, sizeof(p->result));
 }
 
+int runtime_resume(const struct config *prev, struct config *file)
+{
+	struct auth auth;
+	size_t i = 0;
+
+	while (i < file->nr_targets) {
+		struct target_conf *t = &file->targets[i];
+		const struct target_conf *ran = config_target_by_name(prev,
+								      t->name);
+		struct target_conf copy;
+
+		if (!ran) {
+			/* Deleted with ietadm: not brought back by a restart. */
+			config_del_target(file, t->tid);
+			continue;
+		}
+		if (ran->origin == ORIGIN_FILE) {
+			if (target_conf_copy(&copy, ran))
+				return -ENOMEM;
+			copy.tid = t->tid;
+			target_conf_free(t);
+			*t = copy;
+		}
+		i++;
+	}
+	if (auth_copy(&auth, &prev->auth))
+		return -ENOMEM;
+	auth_free(&file->auth);
+	file->auth = auth;
+	return 0;
+}
+
+/*
+ * Whether the kernel still runs a target of the state: ietd restarted,
+ * not the module (whose targets went with it, and the state's meaning).
+ */
+static bool kernel_runs_state(const struct kstate *st,
+			      const struct config *prev)
+{
+	size_t i, j;
+
+	for (i = 0; i < st->nr_targets; i++)
+		for (j = 0; j < prev->nr_targets; j++)
+			if (!strcasecmp(st->targets[i].name,
+					prev->targets[j].name))
+				return true;
+	return false;
+}
+
 int runtime_start(struct runtime *rt, struct config *next,
 		  const struct kstate *st, char *err, size_t errlen)
 {
+	char digest[sizeof(next->digest)];
 	struct config prev;
 	struct plan p;
 	char why[512];
@@ -62,6 +113,22 @@ int runtime_start(struct runtime *rt, struct config *next,
 	have_prev = ret == 0;
 	if (ret && ret != -ENOENT)
 		log_warn("%s; the kernel's targets are taken as they run", why);
+	if (have_prev && prev.digest[0] && !strcmp(prev.digest, next->digest) &&
+	    kernel_runs_state(st, &prev)) {
+		log_info("%s is as it was when the state was written: resuming what ran, with what ietadm changed",
+			 rt->config_path);
+		ret = runtime_resume(&prev, next);
+		if (ret) {
+			config_free(&prev);
+			snprintf(err, errlen, "out of memory");
+			return ret;
+		}
+	} else if (have_prev && prev.digest[0] &&
+		   strcmp(prev.digest, next->digest)) {
+		log_info("%s changed since the state was written: applied as a reload would be",
+			 rt->config_path);
+	}
+	memcpy(digest, next->digest, sizeof(digest));
 	ret = plan_make(st, have_prev ? &prev : NULL, next, &p, err, errlen);
 	if (have_prev)
 		config_free(&prev);
@@ -75,6 +142,7 @@ int runtime_start(struct runtime *rt, struct config *next,
 	if (p.nr || p.nr_notes || p.nr_refused)
 		log_plan(&p, "start");
 	adopt_result(rt, &p);
+	memcpy(rt->cfg.digest, digest, sizeof(digest));
 	plan_free(&p);
 	config_free(next);
 	runtime_persist(rt);
@@ -84,6 +152,7 @@ int runtime_start(struct runtime *rt, struct config *next,
 int runtime_reload(struct runtime *rt, bool dry_run, struct textbuf *out,
 		   char *err, size_t errlen)
 {
+	char digest[sizeof(rt->cfg.digest)];
 	struct config next;
 	struct kstate st;
 	struct plan p;
@@ -111,6 +180,7 @@ int runtime_reload(struct runtime *rt, bool dry_run, struct textbuf *out,
 	}
 	ret = plan_make(&st, &rt->cfg, &next, &p, err, errlen);
 	kstate_free(&st);
+	memcpy(digest, next.digest, sizeof(digest));
 	config_free(&next);
 	if (ret)
 		return ret;
@@ -123,6 +193,7 @@ int runtime_reload(struct runtime *rt, bool dry_run, struct textbuf *out,
 		}
 		log_plan(&p, "reload");
 		adopt_result(rt, &p);
+		memcpy(rt->cfg.digest, digest, sizeof(digest));
 		runtime_persist(rt);
 	}
 	plan_format(&p, out);

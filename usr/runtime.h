@@ -41,6 +41,15 @@ void runtime_persist(struct runtime *rt);
  */
 int runtime_start(struct runtime *rt, struct config *next,
 		  const struct kstate *st, char *err, size_t errlen);
+/*
+ * A restart (the kernel still runs the state's targets) with the
+ * configuration file as it was when the state was written resumes what
+ * ran: each target the file defines as it ran (with
+ * what ietadm changed in it: an account removed stays removed), those
+ * deleted with ietadm left out, and the discovery accounts as they were.
+ * file (what was just read) becomes that; only memory is touched.
+ */
+int runtime_resume(const struct config *prev, struct config *file);
 
 /*
  * Read the configuration file again and apply the difference with what

@@ -584,6 +584,44 @@ TEST(config_origin_lines_belong_to_the_state_file_only)
 	config_free(&cfg);
 }
 
+TEST(config_digest_is_of_the_file_and_a_state_line_only)
+{
+	static const char good[] = "ConfigDigest "
+		"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n";
+	char dir[] = "/tmp/iet-digest-XXXXXX", path[64];
+	struct config cfg;
+	FILE *f;
+
+	FAILS(good, "ietd.conf:1: ConfigDigest: ", "unknown key");
+	REQUIRE(config_parse_flags(good, strlen(good), "state", CONFIG_STATE,
+				   &cfg, err, sizeof(err)) == 0);
+	CHECK(!strncmp(cfg.digest, good + 13, 64));
+	config_free(&cfg);
+	CHECK(config_parse_flags("ConfigDigest 12ab\n", 18, "state",
+				 CONFIG_STATE, &cfg, err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "64 hexadecimal digits");
+
+	/* A file read gets the SHA-256 of what it holds. */
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ietd.conf", dir);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("abc\n", f);
+	fclose(f);
+	CHECK(config_load(path, &cfg, err, sizeof(err)) != 0);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	fputs("# nothing\n", f);
+	fclose(f);
+	REQUIRE(config_load(path, &cfg, err, sizeof(err)) == 0);
+	/* sha256sum of "# nothing\n" */
+	CHECK_STR(cfg.digest,
+		  "5e49ea838dc30f3eeacf6ca7815f6e3adcf77f467a970d978676790fd90377e1");
+	config_free(&cfg);
+	unlink(path);
+	rmdir(dir);
+}
+
 TEST(config_blockio_is_its_own_type)
 {
 	struct config cfg;

@@ -913,6 +913,73 @@ TEST(ops_state_file_remembers_what_ietadm_did_across_a_restart)
 	of_free(&f);
 }
 
+#define REVOKE_CONF	"IncomingUser disc disc-secret-0001\n" \
+	"Target " TARGET1 "\n IncomingUser joe joe-secret-00001\n" \
+	" IncomingUser ann ann-secret-00001\n Lun 0 Type=nullio\n" \
+	"Target " TARGET2 "\n Lun 0 Type=nullio\n"
+#define DIGEST_A	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define DIGEST_B	"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+/* ietd killed and started again, the file's digest then being digest. */
+static void restart(struct ofx *f, struct runtime *rt2, const char *digest)
+{
+	struct config next;
+	struct kstate st;
+
+	memset(rt2, 0, sizeof(*rt2));
+	rt2->state = f->fx.rt.state;
+	config_of(&next, REVOKE_CONF);
+	strcpy(next.digest, digest);
+	kernel_dump(&st);
+	CHECK(runtime_start(rt2, &next, &st, err, sizeof(err)) == 0);
+	kstate_free(&st);
+}
+
+/*
+ * What ietadm revoked of what ietd.conf defines stays revoked when ietd
+ * restarts with the file unchanged (systemd's restart after a crash);
+ * a file edited meanwhile applies as a reload would.
+ */
+TEST(ops_a_restart_with_the_same_file_keeps_what_ietadm_revoked)
+{
+	const struct target_conf *t;
+	struct runtime rt2;
+	struct ofx f;
+	size_t made;
+
+	of_init(&f, REVOKE_CONF);
+	strcpy(f.fx.rt.cfg.digest, DIGEST_A);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_USER |
+			CTL_F_PARAMS, 1, .params = "IncomingUser=joe" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_USER | CTL_F_PARAMS,
+			.params = "IncomingUser=disc" }) == 0);
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID, 2 }) == 0);
+	made = fake_count(F_TARGET_NEW);
+
+	restart(&f, &rt2, DIGEST_A);
+	t = config_target_by_name(&rt2.cfg, TARGET1);
+	REQUIRE(t != NULL);
+	REQUIRE_EQ(t->auth.nr_incoming, 1);
+	CHECK_STR(t->auth.incoming[0].user, "ann");
+	CHECK_EQ(t->origin, ORIGIN_FILE);
+	CHECK_EQ(rt2.cfg.auth.nr_incoming, 0);
+	CHECK(config_target_by_name(&rt2.cfg, TARGET2) == NULL);
+	CHECK_EQ(fake_count(F_TARGET_NEW), made);
+	/* And again: the resumed state records the same file. */
+	CHECK_STR(rt2.cfg.digest, DIGEST_A);
+	config_free(&rt2.cfg);
+
+	/* Edited while ietd was down: the file's settings, as a reload. */
+	restart(&f, &rt2, DIGEST_B);
+	t = config_target_by_name(&rt2.cfg, TARGET1);
+	REQUIRE(t != NULL);
+	CHECK_EQ(t->auth.nr_incoming, 2);
+	CHECK_EQ(rt2.cfg.auth.nr_incoming, 1);
+	CHECK(config_target_by_name(&rt2.cfg, TARGET2) != NULL);
+	config_free(&rt2.cfg);
+	of_free(&f);
+}
+
 TEST(ops_show_lun_gives_its_reservations_and_update_ends_them)
 {
 	struct kpr_reg regs[2] = {
