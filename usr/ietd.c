@@ -97,7 +97,7 @@ static void usage(FILE *f)
 "                        next to the socket)\n"
 "      --access-dir=DIR  read initiators.allow, initiators.deny and\n"
 "                        targets.allow from DIR (default /etc/iet, else /etc)\n"
-"      --check           check the configuration and exit\n"
+"      --check           check the configuration and access files, exit\n"
 "      --version         print the version and exit\n"
 "  -h, --help            print this help and exit\n",
 		CONFIG_PATH, CONFIG_PATH_OLD, ISCSI_PORT, CTL_SOCKET_PATH,
@@ -541,8 +541,26 @@ int main(int argc, char **argv)
 	config_resolve_ports(&next, o.port);
 	d.rt.port = o.port;
 	if (o.check) {
+		struct access a;
+		const char *dirs = o.access_dir ? o.access_dir : ACCESS_DIRS;
+
+		/* One typo there refuses every login: say so now. */
+		if (access_load(&a, dirs, err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			config_free(&next);
+			return 1;
+		}
 		printf("%s: %zu target%s, configuration OK\n", path,
 		       next.nr_targets, next.nr_targets == 1 ? "" : "s");
+		printf("access files (%s): %s%s%s%s%s%s\n", dirs,
+		       a.allow.exists ? a.allow.path : "",
+		       a.allow.exists && (a.deny.exists || a.targets.exists) ? ", " : "",
+		       a.deny.exists ? a.deny.path : "",
+		       a.deny.exists && a.targets.exists ? ", " : "",
+		       a.targets.exists ? a.targets.path : "",
+		       a.allow.exists || a.deny.exists || a.targets.exists ?
+		       " OK" : "none");
+		access_free(&a);
 		config_free(&next);
 		return 0;
 	}

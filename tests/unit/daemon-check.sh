@@ -60,6 +60,17 @@ for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 check "SIGTERM stops the daemon" bash -c "! kill -0 $pid 2>/dev/null"
 check "the pid file is removed at exit" test ! -e "$dir/pid"
 
+# --check reads the access files too: one typo there refuses every login.
+mkdir "$dir/acl"
+printf 'ALL 10.0.0.0/8,iqn.2001-04.com.example:.*\n' >"$dir/acl/initiators.allow"
+out=$(./ietd-fake --check -c "$dir/ietd.conf" --access-dir "$dir/acl" 2>&1)
+check "ietd --check passes good access files and names them" \
+	test $? = 0 -a -n "$(grep "$dir/acl/initiators.allow OK" <<<"$out")"
+printf 'ALL 10.0.0.0/8\niqn.x:y 999.1.2.3\n' >"$dir/acl/initiators.deny"
+out=$(./ietd-fake --check -c "$dir/ietd.conf" --access-dir "$dir/acl" 2>&1)
+check "ietd --check refuses a broken access file, naming file and line" \
+	test $? = 1 -a -n "$(grep "$dir/acl/initiators.deny:2:" <<<"$out")"
+
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	# The state the ietd above left beside the socket, as ietd -u once did.
 	check "without -u the state file is beside the socket" \
