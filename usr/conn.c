@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "acl.h"
+#include "backoff.h"
 #include "conn.h"
 #include "crc32c.h"
 #include "discovery.h"
@@ -416,10 +417,15 @@ static int login_step(struct conn *c, const uint8_t *data, size_t dlen)
 	case LOGIN_CONTINUE:
 		return send_pdu(c, &out, AFTER_READ);
 	case LOGIN_DONE:
+		if (*login_auth_info(c->login))
+			backoff_passed(&c->peer_addr, now_ms());
 		return send_pdu(c, &out, login_outcome(c->login)->discovery ?
 				AFTER_DISCOVERY : AFTER_HANDOFF);
 	case LOGIN_FAILED:
 		c->srv->failures++;
+		/* Status 0x0201: the secret (or the method) was wrong. */
+		if (out.bhs[36] == 2 && out.bhs[37] == 1)
+			backoff_failed(&c->peer_addr, now_ms());
 		peer_log(&c->peer_addr, LOG_WARNING,
 			 "%s: login%s%s refused: %s", c->peer,
 			 *login_initiator(c->login) ? " of " : "",
@@ -660,11 +666,22 @@ void server_accept(void *arg, int fd)
 void server_accept_from(struct server *srv, int fd,
 			const struct sockaddr_storage *peer)
 {
+	char pause[128];
+	uint64_t wait;
 	const char *why;
 	struct conn *c;
 	socklen_t len;
 
-	why = over_limit(srv, peer);
+	wait = backoff_wait(peer, now_ms());
+	if (wait) {
+		snprintf(pause, sizeof(pause),
+			 "failed logins from this source (%u): the next one is taken in %llu ms",
+			 backoff_failures(peer, now_ms()),
+			 (unsigned long long)wait);
+		why = pause;
+	} else {
+		why = over_limit(srv, peer);
+	}
 	if (!why && srv->nr_conns >= srv->max_conns) {
 		c = idlest(srv);
 		if (c) {
@@ -692,8 +709,8 @@ void server_accept_from(struct server *srv, int fd,
 			inet_ntop(AF_INET6, &s6->sin6_addr, a, sizeof(a));
 		srv->refused++;
 		peer_log(peer, LOG_WARNING,
-			 "%s: connection refused: too many %s (ietd(8), LIMITS)",
-			 a, why);
+			 "%s: connection refused: %s%s (ietd(8), LIMITS)",
+			 a, why == pause ? "" : "too many ", why);
 		close(fd);
 		return;
 	}

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # ietd's modules other than main (ietd.c) and the kernel facade (kernel.c):
 # usr/Makefile links them into ietd, tests/ link them against a fake kernel.
-IET_CORE = log text pdu crc32c model params readfile config confwrite chap acl acl_cache peerlog digest \
+IET_CORE = log text pdu crc32c model params readfile config confwrite chap acl acl_cache peerlog digest backoff \
 	registry login discovery handoff conn loop portal fdlimit ctl_proto ctl \
 	ctl_ops op_show op_admin op_config json plan state reload notify \
 	daemon wipe prdir op_pr op_alua logout
