@@ -1017,14 +1017,33 @@ static int check_secrets(struct parser *p, const struct auth *a)
 	return 0;
 }
 
+/* An OutgoingUser's secret that is an IncomingUser's in another scope. */
+static int check_reuse(struct parser *p, const struct auth *a)
+{
+	const struct account *acc;
+	const char *scope;
+
+	if (!a->has_outgoing)
+		return 0;
+	acc = config_secret_clash(p->cfg, a->outgoing.secret, true, &scope);
+	if (!acc)
+		return 0;
+	p->line = a->outgoing.line;
+	return fail(p, "OutgoingUser",
+		    "the secret of %.64s is the one of IncomingUser %.64s of %.223s (line %u): ietd answers with it in every scope, so it must be no initiator's",
+		    a->outgoing.user, acc->user, scope, acc->line);
+}
+
 static int check_all_secrets(struct parser *p)
 {
 	size_t i;
 
-	if (check_secrets(p, &p->cfg->auth))
+	if (check_secrets(p, &p->cfg->auth) ||
+	    check_reuse(p, &p->cfg->auth))
 		return -EINVAL;
 	for (i = 0; i < p->cfg->nr_targets; i++)
-		if (check_secrets(p, &p->cfg->targets[i].auth))
+		if (check_secrets(p, &p->cfg->targets[i].auth) ||
+		    check_reuse(p, &p->cfg->targets[i].auth))
 			return -EINVAL;
 	return 0;
 }

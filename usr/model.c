@@ -241,6 +241,35 @@ struct target_conf *config_add_target(struct config *cfg,
 	return &cfg->targets[cfg->nr_targets++];
 }
 
+static const struct account *auth_clash(const struct auth *a,
+					 const char *secret, bool outgoing)
+{
+	size_t i;
+
+	if (!outgoing)
+		return a->has_outgoing && !strcmp(a->outgoing.secret, secret) ?
+			&a->outgoing : NULL;
+	for (i = 0; i < a->nr_incoming; i++)
+		if (!strcmp(a->incoming[i].secret, secret))
+			return &a->incoming[i];
+	return NULL;
+}
+
+const struct account *config_secret_clash(const struct config *cfg,
+					  const char *secret, bool outgoing,
+					  const char **scope)
+{
+	const struct account *acc = auth_clash(&cfg->auth, secret, outgoing);
+	size_t i;
+
+	*scope = "discovery";
+	for (i = 0; !acc && i < cfg->nr_targets; i++) {
+		acc = auth_clash(&cfg->targets[i].auth, secret, outgoing);
+		*scope = cfg->targets[i].name;
+	}
+	return acc;
+}
+
 void config_del_target(struct config *cfg, uint32_t tid)
 {
 	struct target_conf *t = config_target_by_tid(cfg, tid);

@@ -170,6 +170,17 @@ int config_grow_targets(struct config *cfg);
 /* Append a deep copy of t; the copy, or NULL when out of memory. */
 struct target_conf *config_add_target(struct config *cfg,
 				      const struct target_conf *t);
+/*
+ * Mutual CHAP: the secret ietd answers challenges with (an OutgoingUser's)
+ * must be none of the secrets initiators prove (IncomingUsers'), in any
+ * scope, or a peer could have one scope's target answer the challenge of
+ * another's login and send that back as its own response. The account of
+ * the other kind (outgoing: an IncomingUser's) whose secret is secret, in
+ * any scope, with *scope "discovery" or its target's name; or NULL.
+ */
+const struct account *config_secret_clash(const struct config *cfg,
+					  const char *secret, bool outgoing,
+					  const char **scope);
 /* Remove (and free) the target with that tid, if there is one. */
 void config_del_target(struct config *cfg, uint32_t tid);
 /* Order the targets by tid (as they are listed and saved). */

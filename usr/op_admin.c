@@ -535,10 +535,11 @@ static int user_new(struct runtime *rt, struct target_conf *t,
 		    struct auth *a, const char *scope,
 		    const struct ctl_req *req, char *err, size_t errlen)
 {
+	const struct account *clash;
 	struct user_args u;
 	struct account acc;
+	const char *where;
 	char what[384];
-	size_t i;
 	int ret;
 
 	ret = user_params(req, &u, err, errlen);
@@ -559,24 +560,23 @@ static int user_new(struct runtime *rt, struct target_conf *t,
 			snprintf(err, errlen, "%s has an IncomingUser %s already (delete it first)",
 				 scope, u.user);
 			ret = -EEXIST;
-		} else if (a->has_outgoing &&
-			   !strcmp(a->outgoing.secret, u.secret)) {
+		} else if ((clash = config_secret_clash(&rt->cfg, u.secret, false,
+						       &where))) {
 			snprintf(err, errlen,
-				 "IncomingUser %s: its secret is OutgoingUser %s's: mutual CHAP needs two different secrets",
-				 u.user, a->outgoing.user);
+				 "IncomingUser %s: its secret is OutgoingUser %s's (%.223s): mutual CHAP needs the target's secret to be no initiator's",
+				 u.user, clash->user, where);
 			ret = -EINVAL;
 		} else if (auth_add_incoming(a, &acc)) {
 			snprintf(err, errlen, "out of memory");
 			ret = -ENOMEM;
 		}
 	} else {
-		for (i = 0; i < a->nr_incoming && !ret; i++) {
-			if (!strcmp(a->incoming[i].secret, u.secret)) {
-				snprintf(err, errlen,
-					 "OutgoingUser %s: its secret is IncomingUser %s's: mutual CHAP needs two different secrets",
-					 u.user, a->incoming[i].user);
-				ret = -EINVAL;
-			}
+		clash = config_secret_clash(&rt->cfg, u.secret, true, &where);
+		if (clash) {
+			snprintf(err, errlen,
+				 "OutgoingUser %s: its secret is IncomingUser %s's (%.223s): mutual CHAP needs the target's secret to be no initiator's",
+				 u.user, clash->user, where);
+			ret = -EINVAL;
 		}
 		if (!ret) {
 			a->outgoing = acc;

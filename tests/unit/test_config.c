@@ -517,6 +517,13 @@ TEST(config_error_mutual_chap_with_the_same_secret_both_ways)
 	      "ietd.conf:3: OutgoingUser: ", "two different secrets");
 	FAILS("OutgoingUser jim secretsecret\nIncomingUser joe secretsecret\n",
 	      "ietd.conf:1: OutgoingUser: ", "IncomingUser joe (line 2)");
+	/* Nor an initiator's secret anywhere else: ietd answers with it. */
+	FAILS("IncomingUser disc secretsecret\nTarget " TARGET1 "\n"
+	      " OutgoingUser jim secretsecret\n",
+	      "ietd.conf:3: OutgoingUser: ", "IncomingUser disc of discovery (line 1)");
+	FAILS("OutgoingUser jim secretsecret\nTarget " TARGET1 "\n"
+	      " IncomingUser joe secretsecret\n",
+	      "ietd.conf:1: OutgoingUser: ", "IncomingUser joe of " TARGET1);
 }
 
 TEST(config_error_chap_account_lines)

@@ -427,7 +427,21 @@ TEST(ops_user_refusals)
 	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
 				     .params = "OutgoingUser=tgt,Password=secretsecret1" }),
 		 -EINVAL);
-	CHECK_CONTAINS(err, "two different secrets");
+	CHECK_CONTAINS(err, "the target's secret to be no initiator's");
+	/* Nor an initiator's of another scope: discovery's, here. */
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_USER,
+			.params = "IncomingUser=disc,Password=discsecret007" }) == 0);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+				     .params = "OutgoingUser=tgt,Password=discsecret007" }),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "IncomingUser disc's (discovery)");
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+			.params = "OutgoingUser=tgt,Password=targetsecret7" }) == 0);
+	/* And the other way: an initiator's secret that is the target's. */
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_USER,
+				     .params = "IncomingUser=d2,Password=targetsecret7" }),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "OutgoingUser tgt's (" TARGET1 ")");
 	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
 				     .params = "Color=blue" }), -EINVAL);
 	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 9,
