@@ -208,9 +208,7 @@ static void on_signal(struct watch *w, uint32_t events)
 		textbuf_init(&out, 1u << 20);
 		ret = runtime_reload(&d->rt, false, &out, err, sizeof(err));
 		textbuf_free(&out);
-		if (ret == -EBUSY)
-			log_warn("reload: %s", err);
-		else if (ret)
+		if (ret)
 			log_err("reload refused, nothing changed: %s", err);
 		notify("READY=1");
 		return;

@@ -197,11 +197,19 @@ int runtime_reload(struct runtime *rt, bool dry_run, struct textbuf *out,
 		runtime_persist(rt);
 	}
 	plan_format(&p, out);
+	/*
+	 * What sessions hold is kept until they end, and the next reload
+	 * does it: a reload that did all it could has not failed (systemctl
+	 * reload would say so).
+	 */
 	if (!dry_run && p.nr_refused) {
-		snprintf(err, errlen,
-			 "%zu change%s refused (the rest applied): see the lines above",
-			 p.nr_refused, p.nr_refused == 1 ? "" : "s");
-		ret = -EBUSY;
+		char line[160];
+		int n = snprintf(line, sizeof(line),
+				 "%zu change%s deferred while sessions use %s (the rest applied): reload again once they end\n",
+				 p.nr_refused, p.nr_refused == 1 ? "" : "s",
+				 p.nr_refused == 1 ? "it" : "them");
+
+		textbuf_append(out, line, n);
 	}
 	plan_free(&p);
 	return ret;

@@ -54,8 +54,8 @@ int runtime_resume(const struct config *prev, struct config *file);
 /*
  * Read the configuration file again and apply the difference with what
  * runs (dry_run: only say what would be done). out gets one line per
- * step; -EBUSY when something was refused (the rest applied, err says so),
- * other errors when nothing changed.
+ * step, and one counting what sessions kept from being done (deferred to
+ * a later reload: still a success); an error when nothing changed.
  */
 int runtime_reload(struct runtime *rt, bool dry_run, struct textbuf *out,
 		   char *err, size_t errlen);
