@@ -554,6 +554,44 @@ int iscsi_name_check(const char *name, char *err, size_t errlen)
 	return 0;
 }
 
+int account_set_initiators(struct account *acc, const char *list, char *err,
+			   size_t errlen)
+{
+	const char *p = list;
+
+	acc->nr_initiators = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char *name;
+
+		if (acc->nr_initiators == ACCOUNT_INITIATORS_MAX) {
+			snprintf(err, errlen, "at most %d initiator names an account",
+				 ACCOUNT_INITIATORS_MAX);
+			goto fail;
+		}
+		if (!len || len > IET_NAME_MAX) {
+			snprintf(err, errlen, "an initiator name of %zu characters: expected 1 to %d",
+				 len, IET_NAME_MAX);
+			goto fail;
+		}
+		name = acc->initiators[acc->nr_initiators];
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (iscsi_name_check(name, err, errlen))
+			goto fail;
+		acc->nr_initiators++;
+		p += len;
+		if (*p && !*++p) {
+			snprintf(err, errlen, "an empty initiator name after a comma");
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	acc->nr_initiators = 0;
+	return -EINVAL;
+}
+
 enum lun_arg {
 	ARG_PATH, ARG_TYPE, ARG_IOMODE, ARG_SCSI_ID, ARG_SCSI_SN,
 	ARG_BLOCK_SIZE, ARG_BLOCKS, ARG_PHYS_BLOCK_SIZE, ARG_ROTATION_RATE,
@@ -929,8 +967,8 @@ static int do_user(struct parser *p, const char *key, const char *rest,
 {
 	struct auth *a = p->cur ? &p->cur->auth : &p->cfg->auth;
 	struct account acc;
-	const char *sec;
-	size_t ulen = strcspn(rest, " \t");
+	const char *sec, *names;
+	size_t ulen = strcspn(rest, " \t"), slen;
 	char what[384];
 	int ret;
 
@@ -944,13 +982,25 @@ static int do_user(struct parser *p, const char *key, const char *rest,
 	sec = rest + ulen;
 	while (*sec == ' ' || *sec == '\t')
 		sec++;
-	if (has_space(sec))
+	slen = strcspn(sec, " \t");
+	names = sec + slen;
+	while (*names == ' ' || *names == '\t')
+		names++;
+	if (*names && !incoming)
 		return fail(p, key, "unexpected text after the secret of %.64s",
 			    acc.user);
-	if (strlen(sec) > CHAP_SECRET_MAX)
+	if (has_space(names))
+		return fail(p, key, "unexpected text after the initiator names of %.64s (one comma-separated list)",
+			    acc.user);
+	if (slen > CHAP_SECRET_MAX)
 		return fail(p, key, "secret of %.64s is longer than %d characters",
 			    acc.user, CHAP_SECRET_MAX);
-	strcpy(acc.secret, sec);
+	memcpy(acc.secret, sec, slen);
+	if (*names && account_set_initiators(&acc, names, what, sizeof(what))) {
+		wipe(&acc, sizeof(acc));
+		return fail(p, key, "%.64s: after the secret, only the initiator names it may log in as (name,name,...): %s",
+			    acc.user, what);
+	}
 	acc.line = p->line;
 	/* Lengths are checked at the end: AllowShortSecrets may follow. */
 	ret = account_check(acc.user, acc.secret, true, what, sizeof(what));

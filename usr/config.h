@@ -81,5 +81,11 @@ const struct portal_group *config_group(const struct config *cfg,
 					uint16_t tag);
 /* A valid iSCSI name (RFC 7143 4.2.7: iqn., eui. or naa. form)? */
 int iscsi_name_check(const char *name, char *err, size_t errlen);
+/*
+ * "name,name,..." into acc's initiators, each a valid iSCSI name; err
+ * says what is wrong otherwise (acc's list then empty).
+ */
+int account_set_initiators(struct account *acc, const char *list, char *err,
+			   size_t errlen);
 
 #endif

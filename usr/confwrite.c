@@ -100,9 +100,14 @@ static int write_auth(const struct auth *a, const char *indent,
 		algs_format(a->chap_algs, algs, sizeof(algs));
 		ret |= put(out, "%sCHAPAlgorithms %s", indent, algs);
 	}
-	for (i = 0; i < a->nr_incoming; i++)
-		ret |= put(out, "%sIncomingUser %s %s", indent,
-			   a->incoming[i].user, a->incoming[i].secret);
+	for (i = 0; i < a->nr_incoming; i++) {
+		const struct account *acc = &a->incoming[i];
+		char names[ACCOUNT_INITIATORS_MAX * (IET_NAME_MAX + 1) + 1];
+
+		account_initiators_format(acc, names, sizeof(names));
+		ret |= put(out, "%sIncomingUser %s %s%s%s", indent, acc->user,
+			   acc->secret, *names ? " " : "", names);
+	}
 	if (a->has_outgoing)
 		ret |= put(out, "%sOutgoingUser %s %s", indent,
 			   a->outgoing.user, a->outgoing.secret);

@@ -512,6 +512,7 @@ static const char *val(const struct text_pair *p)
 /* The security keys of a set, in the order the exchange needs them. */
 static int auth_step(struct login *l, const struct auth_keys *k)
 {
+	const struct account *acc;
 	int st;
 
 	if (k->method) {
@@ -553,6 +554,13 @@ static int auth_step(struct login *l, const struct auth_keys *k)
 			snprintf(l->err, sizeof(l->err), "CHAP: %s",
 				 l->chap.err);
 			return LS_AUTH_FAILED;
+		}
+		acc = auth_incoming(l->chap.auth, l->chap.user);
+		if (!acc || !account_admits(acc, l->outcome.initiator)) {
+			snprintf(l->err, sizeof(l->err),
+				 "CHAP user %.64s may not log in as %.223s (its IncomingUser line lists the initiators it may)",
+				 l->chap.user, l->outcome.initiator);
+			return LS_AUTHZ_FAILED;
 		}
 		l->auth_state = AUTH_OK;
 		snprintf(l->auth_info, sizeof(l->auth_info),

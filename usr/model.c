@@ -81,6 +81,30 @@ int auth_copy(struct auth *dst, const struct auth *src)
 	return 0;
 }
 
+bool account_admits(const struct account *acc, const char *initiator)
+{
+	unsigned int i;
+
+	if (!acc->nr_initiators)
+		return true;
+	for (i = 0; i < acc->nr_initiators; i++)
+		if (!strcasecmp(acc->initiators[i], initiator))
+			return true;
+	return false;
+}
+
+void account_initiators_format(const struct account *acc, char *buf,
+			       size_t len)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < acc->nr_initiators && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? "," : "",
+			      acc->initiators[i]);
+}
+
 struct account *auth_incoming(const struct auth *a, const char *user)
 {
 	size_t i;

@@ -61,11 +61,25 @@ struct lun_conf {
 	unsigned int line;		/* where it was configured, 0 = ietadm */
 };
 
+#define ACCOUNT_INITIATORS_MAX	8
+
 struct account {
 	char user[CHAP_NAME_MAX + 1];
 	char secret[CHAP_SECRET_MAX + 1];
 	unsigned int line;		/* where it was configured, 0 = ietadm */
+	/*
+	 * An IncomingUser's: the InitiatorNames it may log in as (compared
+	 * as iSCSI names are, without case); none: any.
+	 */
+	char initiators[ACCOUNT_INITIATORS_MAX][IET_NAME_MAX + 1];
+	unsigned int nr_initiators;
 };
+
+/* Whether the account may log in as initiator (true without a list). */
+bool account_admits(const struct account *acc, const char *initiator);
+/* Its initiators as "name,name" ("" for none) into buf. */
+void account_initiators_format(const struct account *acc, char *buf,
+			       size_t len);
 
 /*
  * CHAP accounts of one scope: a target's, or the global section's (which

@@ -471,7 +471,8 @@ struct user_args {
 	char kind[16];			/* IncomingUser or OutgoingUser */
 	char user[CHAP_NAME_MAX + 1];
 	char secret[CHAP_SECRET_MAX + 1];
-	bool has_user, has_secret;
+	char initiators[ACCOUNT_INITIATORS_MAX * (IET_NAME_MAX + 1) + 1];
+	bool has_user, has_secret, has_initiators;
 	char *err;
 	size_t errlen;
 };
@@ -508,8 +509,18 @@ static int user_arg(void *arg, const char *key, const char *value)
 		u->has_secret = true;
 		return 0;
 	}
+	if (!strcasecmp(key, "Initiators")) {
+		if (strlen(value) >= sizeof(u->initiators)) {
+			snprintf(u->err, u->errlen, "Initiators: at most %d names",
+				 ACCOUNT_INITIATORS_MAX);
+			return -EINVAL;
+		}
+		strcpy(u->initiators, value);
+		u->has_initiators = true;
+		return 0;
+	}
 	snprintf(u->err, u->errlen,
-		 "--params: %.64s is not IncomingUser, OutgoingUser or Password",
+		 "--params: %.64s is not IncomingUser, OutgoingUser, Password or Initiators",
 		 key);
 	return -EINVAL;
 }
@@ -555,6 +566,18 @@ static int user_new(struct runtime *rt, struct target_conf *t,
 	memset(&acc, 0, sizeof(acc));
 	strcpy(acc.user, u.user);
 	strcpy(acc.secret, u.secret);
+	if (u.has_initiators && strcmp(u.kind, "IncomingUser")) {
+		snprintf(err, errlen,
+			 "Initiators: only an IncomingUser logs in as an initiator");
+		ret = -EINVAL;
+		goto out;
+	}
+	if (u.has_initiators &&
+	    account_set_initiators(&acc, u.initiators, what, sizeof(what))) {
+		snprintf(err, errlen, "Initiators: %s", what);
+		ret = -EINVAL;
+		goto out;
+	}
 	if (!strcmp(u.kind, "IncomingUser")) {
 		if (auth_incoming(a, u.user)) {
 			snprintf(err, errlen, "%s has an IncomingUser %s already (delete it first)",

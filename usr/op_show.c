@@ -287,6 +287,28 @@ static void session_json(struct jw *j, const struct ksession *ks)
 	jw_end(j, '}');
 }
 
+/* Accounts that may log in as named initiators only: user -> names. */
+static void initiators_json(struct jw *j, const struct auth *a)
+{
+	unsigned int k;
+	size_t i;
+
+	for (i = 0; i < a->nr_incoming && !a->incoming[i].nr_initiators; i++)
+		;
+	if (i == a->nr_incoming)
+		return;
+	jw_obj(j, "initiators_of");
+	for (i = 0; i < a->nr_incoming; i++) {
+		if (!a->incoming[i].nr_initiators)
+			continue;
+		jw_arr(j, a->incoming[i].user);
+		for (k = 0; k < a->incoming[i].nr_initiators; k++)
+			jw_str(j, NULL, a->incoming[i].initiators[k]);
+		jw_end(j, ']');
+	}
+	jw_end(j, '}');
+}
+
 static void users_json(struct jw *j, const struct auth *a)
 {
 	size_t i;
@@ -295,6 +317,7 @@ static void users_json(struct jw *j, const struct auth *a)
 	for (i = 0; i < a->nr_incoming; i++)
 		jw_str(j, NULL, a->incoming[i].user);
 	jw_end(j, ']');
+	initiators_json(j, a);
 	if (a->has_outgoing)
 		jw_str(j, "outgoing_user", a->outgoing.user);
 }
@@ -359,8 +382,13 @@ static int show_users(struct runtime *rt, const struct ctl_req *req,
 		return 0;
 	}
 	/* Names only: secrets are shown by --op save alone. */
-	for (i = 0; i < a->nr_incoming; i++)
-		out_line(out, "IncomingUser=%s", a->incoming[i].user);
+	for (i = 0; i < a->nr_incoming; i++) {
+		char names[ACCOUNT_INITIATORS_MAX * (IET_NAME_MAX + 1) + 1];
+
+		account_initiators_format(&a->incoming[i], names, sizeof(names));
+		out_line(out, "IncomingUser=%s%s%s", a->incoming[i].user,
+			 *names ? ",Initiators=" : "", names);
+	}
 	if (a->has_outgoing)
 		out_line(out, "OutgoingUser=%s", a->outgoing.user);
 	return 0;

@@ -526,6 +526,25 @@ TEST(config_error_mutual_chap_with_the_same_secret_both_ways)
 	      "ietd.conf:1: OutgoingUser: ", "IncomingUser joe of " TARGET1);
 }
 
+TEST(config_an_account_may_name_the_initiators_it_logs_in_as)
+{
+	struct config cfg;
+	const struct account *a;
+
+	REQUIRE(parse("Target " TARGET1 "\n IncomingUser joe secretsecret1 "
+		      INITIATOR ",iqn.2001-04.com.example:other\n"
+		      " IncomingUser ann secretsecret2\n", &cfg) == 0);
+	a = &cfg.targets[0].auth.incoming[0];
+	CHECK_EQ(a->nr_initiators, 2);
+	CHECK(account_admits(a, INITIATOR));
+	CHECK(account_admits(a, "IQN.2001-04.COM.EXAMPLE:OTHER"));
+	CHECK(!account_admits(a, "iqn.2001-04.com.example:third"));
+	/* Without a list, any name. */
+	CHECK(account_admits(&cfg.targets[0].auth.incoming[1],
+			     "iqn.2001-04.com.example:third"));
+	config_free(&cfg);
+}
+
 TEST(config_error_chap_account_lines)
 {
 	FAILS("IncomingUser joe\n", "ietd.conf:1: IncomingUser: ",
@@ -533,7 +552,13 @@ TEST(config_error_chap_account_lines)
 	FAILS("IncomingUser\n", "ietd.conf:1: IncomingUser: ",
 	      "IncomingUser <user> <secret>");
 	FAILS("IncomingUser joe secret secret\n", "ietd.conf:1: IncomingUser: ",
-	      "unexpected text after the secret");
+	      "after the secret, only the initiator names");
+	FAILS("IncomingUser joe secretsecret1 " INITIATOR " x\n",
+	      "ietd.conf:1: IncomingUser: ", "after the initiator names of joe");
+	FAILS("IncomingUser joe secretsecret1 " INITIATOR ",\n",
+	      "ietd.conf:1: IncomingUser: ", "empty initiator name");
+	FAILS("OutgoingUser jim secretsecret1 " INITIATOR "\n",
+	      "ietd.conf:1: OutgoingUser: ", "unexpected text after the secret");
 	FAILS("IncomingUser joe secretsecret1\nIncomingUser joe secretsecret2\n",
 	      "ietd.conf:2: IncomingUser: ", "joe already defined on line 1");
 	FAILS("OutgoingUser a secretsecret1\nOutgoingUser b secretsecret2\n",

@@ -230,6 +230,33 @@ TEST(login_chap_one_way_succeeds_and_leaves_the_security_stage)
 	lf_free(&f);
 }
 
+/*
+ * An account that names its initiators admits those names only: another
+ * host's account holder cannot log in as this one (and end its session,
+ * or take its reservation registration).
+ */
+TEST(login_chap_account_logs_in_only_as_the_initiators_it_names)
+{
+	struct lfx f;
+
+	lf_init(&f, "Target " TARGET1 "\n IncomingUser joe " IN_SECRET
+		" iqn.2001-04.com.example:joes-host\n"
+		" IncomingUser ann ann-secret-0001 " INITIATOR "\n");
+	REQUIRE(challenged(&f, TARGET1, "5") >= 0);
+	CHECK_EQ(answer(&f, "joe", IN_SECRET, false), LOGIN_FAILED);
+	CHECK_EQ(f.rsp.status, LS_AUTHZ_FAILED);
+	CHECK_CONTAINS(login_error(f.l), "joe may not log in as " INITIATOR);
+	lf_free(&f);
+
+	lf_init(&f, "Target " TARGET1 "\n IncomingUser joe " IN_SECRET
+		" iqn.2001-04.com.example:joes-host\n"
+		" IncomingUser ann ann-secret-0001 " INITIATOR "\n");
+	REQUIRE(challenged(&f, TARGET1, "5") >= 0);
+	CHECK_EQ(answer(&f, "ann", "ann-secret-0001", false), LOGIN_CONTINUE);
+	CHECK_EQ(f.rsp.status, LS_SUCCESS);
+	lf_free(&f);
+}
+
 TEST(login_chap_wrong_secret_fails_authentication)
 {
 	struct lfx f;

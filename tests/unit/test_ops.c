@@ -928,6 +928,40 @@ TEST(ops_state_file_remembers_what_ietadm_did_across_a_restart)
 	of_free(&f);
 }
 
+TEST(ops_an_account_made_with_ietadm_may_name_its_initiators)
+{
+	struct ofx f;
+	const struct account *a;
+	char *saved;
+
+	of_init(&f, CONF);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+			.params = "IncomingUser=joe,Password=secretsecret1,"
+				  "Initiators=" INITIATOR ",iqn.2001-04.com.example:b" }) == 0);
+	a = &f.fx.rt.cfg.targets[0].auth.incoming[0];
+	CHECK_EQ(a->nr_initiators, 2);
+	CHECK(!account_admits(a, "iqn.2001-04.com.example:c"));
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_USER, 1 }) == 0);
+	CHECK_STR(f.out.buf, "IncomingUser=joe,Initiators=" INITIATOR
+		  ",iqn.2001-04.com.example:b\n");
+	/* Saved with them, and so in the state file. */
+	REQUIRE(op(&f, (struct rq){ "save" }) == 0);
+	saved = strstr(f.out.buf, "IncomingUser joe secretsecret1 " INITIATOR
+		       ",iqn.2001-04.com.example:b\n");
+	CHECK(saved != NULL);
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+			.params = "IncomingUser=ann,Password=secretsecret2,"
+				  "Initiators=not-a-name" }), -EINVAL);
+	CHECK_CONTAINS(err, "Initiators: ");
+	CHECK_EQ(op(&f, (struct rq){ "new", CTL_F_TID | CTL_F_USER, 1,
+			.params = "OutgoingUser=tgt,Password=secretsecret3,"
+				  "Initiators=" INITIATOR }), -EINVAL);
+	CHECK_CONTAINS(err, "only an IncomingUser");
+	CHECK_EQ(f.fx.rt.cfg.targets[0].auth.nr_incoming, 1);
+	CHECK(!f.fx.rt.cfg.targets[0].auth.has_outgoing);
+	of_free(&f);
+}
+
 #define REVOKE_CONF	"IncomingUser disc disc-secret-0001\n" \
 	"Target " TARGET1 "\n IncomingUser joe joe-secret-00001\n" \
 	" IncomingUser ann ann-secret-00001\n Lun 0 Type=nullio\n" \
