@@ -257,7 +257,7 @@ def test_a_fenced_node_cannot_write_the_fenced_lun_through_an_xcopy_to_another(
         ietd, backing, nexuses, tmp_path):
     """Node B fences node A off LUN 1 as fence_scsi does (both register,
     B reserves Write Exclusive, Registrants Only and preempts A's key; the
-    agent itself is tested above); A's EXTENDED COPY addressed to LUN 0,
+    agent itself and PREEMPT AND ABORT are tested above); A's EXTENDED COPY addressed to LUN 0,
     which no reservation guards, with LUN 1 as its destination gets
     RESERVATION CONFLICT and LUN 1 keeps its data: the copy manager checks
     the reservations of every LUN it writes, not only of the LUN the command
@@ -276,8 +276,10 @@ def test_a_fenced_node_cannot_write_the_fenced_lun_through_an_xcopy_to_another(
         drain_ua(dev)
         persist(dev, "--out", "--register", f"--param-sark={key}")
     persist(b1, "--out", "--reserve", "--param-rk=b2", f"--prout-type={WE_RO}")
-    # B fences A: its key and its commands go, the reservation stays B's.
-    persist(b1, "--out", "--preempt-abort", "--param-rk=b2", "--param-sark=a1",
+    # B fences A: its key goes, the reservation stays B's. (PREEMPT: with
+    # no command of A in flight, what PREEMPT AND ABORT adds is the task
+    # management test_preempt_and_abort_fences_... is about.)
+    persist(b1, "--out", "--preempt", "--param-rk=b2", "--param-sark=a1",
             f"--prout-type={WE_RO}")
     assert keys(b1) == [0xb2]
     assert not can_write(a1)
