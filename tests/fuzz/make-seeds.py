@@ -199,6 +199,34 @@ def main():
           login(0, 1, True, text("CHAP_N=joe", "CHAP_R=" + chap_r,
                                  "CHAP_I=1", "CHAP_C=0x0102030405")))
 
+    # fuzz_login's second configuration: discovery CHAP, named initiators.
+    write(out + "/login", "chap-named",
+          login(0, 0, False, text("InitiatorName=" + INIT, t1,
+                                  "AuthMethod=CHAP")) +
+          login(0, 0, False, text("CHAP_A=5")) +
+          login(0, 1, True, text("CHAP_N=joe", "CHAP_R=" + "0x" + "00" * 16)) +
+          login(0, 0, False, text("InitiatorName=iqn.1993-08.org.debian:01:y",
+                                  "SessionType=Discovery", "AuthMethod=CHAP")) +
+          login(0, 0, False, text("CHAP_A=5")) +
+          login(0, 1, True, text("CHAP_N=disc", "CHAP_R=" + "0x" + "00" * 16)))
+
+    def st(peer, local, allow, deny, targets, *pdus):
+        def f(b):
+            return b"\xff\xff" if b is None else len(b).to_bytes(2, "big") + b
+        return bytes([peer, local]) + f(allow) + f(deny) + f(targets) + b"".join(pdus)
+    d1 = b"iqn.2001-04.com.example:disk1"
+    ask = text_req(text("SendTargets=All"))
+    write(out + "/sendtargets", "no-files", st(2, 0, None, None, None, ask))
+    write(out + "/sendtargets", "allow-by-net",
+          st(2, 1, d1 + b" 192.0.2.0/24\nALL iqn.1993-08.org.debian:.*\n",
+             b"ALL ALL\n", None, ask,
+             text_req(text("SendTargets=" + d1.decode()), cmdsn=2)))
+    write(out + "/sendtargets", "ipv6-peer-portals",
+          st(3, 1, None, d1 + b" [2001:db8::/64]\n",
+             b"ALL 192.0.2.200\n" + d1 + b" [2001:db8::200]\n", ask))
+    write(out + "/sendtargets", "broken-file",
+          st(4, 0, b"ALL 999.1.1.1\n", None, None, ask))
+
     write(out + "/ctl", "show",
           b"IETCTL 1\nop=show\ntid=1\nsid=281474997486080\n\n")
     write(out + "/ctl", "new",
