@@ -20,6 +20,7 @@
 #include "log.h"
 #include "login.h"
 #include "params.h"
+#include "pdu_stream.h"
 #include "registry.h"
 
 static const char conf[] =
@@ -107,35 +108,6 @@ static void check_authenticated(const struct config *c, struct login *l)
 	if (acc == a->incoming + a->nr_incoming ||
 	    !account_admits(acc, o->initiator))
 		abort();
-}
-
-/* Take the next PDU off the stream; false when it runs out. */
-static bool next_pdu(const uint8_t **p, size_t *left, const uint8_t **bhs,
-		     const uint8_t **data, size_t *dlen, size_t max)
-{
-	uint32_t dl;
-	size_t padded;
-
-	if (*left < BHS_LEN)
-		return false;
-	*bhs = *p;
-	*p += BHS_LEN;
-	*left -= BHS_LEN;
-	dl = (uint32_t)(*bhs)[5] << 16 | (*bhs)[6] << 8 | (*bhs)[7];
-	if (dl > max) {
-		/* conn.c refuses to read it and hands over no data. */
-		*data = NULL;
-		*dlen = 0;
-		return true;
-	}
-	padded = dl + pdu_pad(dl);
-	if (padded > *left)
-		return false;
-	*data = *p;
-	*dlen = dl;
-	*p += padded;
-	*left -= padded;
-	return true;
 }
 
 /* Logins off the stream, one after the other, against config c. */

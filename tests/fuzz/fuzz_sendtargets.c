@@ -31,6 +31,7 @@
 #include "log.h"
 #include "login.h"
 #include "params.h"
+#include "pdu_stream.h"
 
 #define INITIATOR	"iqn.1993-08.org.debian:01:x"
 
@@ -83,33 +84,6 @@ static bool take_file(const uint8_t **p, size_t *left, const char *name)
 	close(fd);
 	*p += len;
 	*left -= len;
-	return true;
-}
-
-static bool next_pdu(const uint8_t **p, size_t *left, const uint8_t **bhs,
-		     const uint8_t **data, size_t *dlen, size_t max)
-{
-	uint32_t dl;
-	size_t padded;
-
-	if (*left < BHS_LEN)
-		return false;
-	*bhs = *p;
-	*p += BHS_LEN;
-	*left -= BHS_LEN;
-	dl = (uint32_t)(*bhs)[5] << 16 | (*bhs)[6] << 8 | (*bhs)[7];
-	if (dl > max) {
-		*data = NULL;
-		*dlen = 0;
-		return true;
-	}
-	padded = dl + pdu_pad(dl);
-	if (padded > *left)
-		return false;
-	*data = *p;
-	*dlen = dl;
-	*p += padded;
-	*left -= padded;
 	return true;
 }
 

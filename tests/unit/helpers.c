@@ -150,6 +150,27 @@ void fx_free(struct fixture *fx)
 	fake_reset();
 }
 
+unsigned int fx_login_status(struct fixture *fx, const char *ip,
+			     const char *target)
+{
+	struct login_req r;
+	struct text t;
+	uint8_t bhs[BHS_LEN], *data = NULL;
+	size_t dlen;
+	char tn[300];
+	int fd = fx_connect_from(fx, ip);
+
+	snprintf(tn, sizeof(tn), "TargetName=%s", target);
+	login_req_init(&r, false, STAGE_SECURITY, 0);
+	text_of(&t, "InitiatorName=" INITIATOR, tn, "AuthMethod=None", NULL);
+	login_bhs(&r, &t, bhs);
+	if (send_pdu(fd, bhs, t.buf, t.len) || recv_pdu(fx, fd, bhs, &data, &dlen))
+		bhs[36] = bhs[37] = 0xff;
+	free(data);
+	close(fd);
+	return bhs[36] << 8 | bhs[37];
+}
+
 int fx_connect(struct fixture *fx)
 {
 	return fx_connect_from(fx, "127.0.0.1");

@@ -64,6 +64,12 @@ int fx_connect(struct fixture *fx);
 /* The same from a loopback address of the test's choice (127.x.y.z). */
 int fx_connect_from(struct fixture *fx, const char *ip);
 /*
+ * A first Login Request (AuthMethod=None) to target from ip, on a
+ * connection of its own: the status of the answer (0xffff: none came).
+ */
+unsigned int fx_login_status(struct fixture *fx, const char *ip,
+			     const char *target);
+/*
  * A loopback connection that ietd takes as coming from the IPv6 address
  * ip, port port: addresses no test host has (other /64s, link-local).
  */

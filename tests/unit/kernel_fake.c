@@ -218,6 +218,16 @@ const struct kstate *fake_state(void)
 	return &f.st;
 }
 
+const struct ktarget *fake_target(uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < f.st.nr_targets; i++)
+		if (f.st.targets[i].tid == tid)
+			return &f.st.targets[i];
+	return NULL;
+}
+
 int fake_conn_fd(uint32_t tid, uint64_t sid, uint16_t cid)
 {
 	size_t i;

@@ -69,6 +69,8 @@ int fake_add_session(uint32_t tid, uint64_t sid, const char *initiator,
 		     const uint32_t *keys, const uint16_t *cids, size_t nr);
 /* The state itself, for inspection. */
 const struct kstate *fake_state(void);
+/* The fake kernel's target of that tid, NULL if it has none. */
+const struct ktarget *fake_target(uint32_t tid);
 /* Our duplicate of a handed-off socket, or -1. */
 int fake_conn_fd(uint32_t tid, uint64_t sid, uint16_t cid);
 

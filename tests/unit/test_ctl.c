@@ -524,36 +524,6 @@ TEST(ctl_clients_beyond_the_cap_wait_their_turn_unaccepted)
 	cf_free(&f);
 }
 
-static const struct ktarget *ktarget(uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < fake_state()->nr_targets; i++)
-		if (fake_state()->targets[i].tid == tid)
-			return &fake_state()->targets[i];
-	return NULL;
-}
-
-/* A Login Request for target name; the status of its answer. */
-static unsigned int login_status(struct fixture *fx, const char *name)
-{
-	struct login_req r;
-	struct text t;
-	uint8_t bhs[BHS_LEN], *data = NULL;
-	size_t dlen;
-	int fd = fx_connect(fx);
-	char tn[300];
-
-	snprintf(tn, sizeof(tn), "TargetName=%s", name);
-	login_req_init(&r, false, STAGE_SECURITY, 0);
-	text_of(&t, "InitiatorName=" INITIATOR, tn, "AuthMethod=None", NULL);
-	login_bhs(&r, &t, bhs);
-	if (send_pdu(fd, bhs, t.buf, t.len) || recv_pdu(fx, fd, bhs, &data, &dlen))
-		bhs[36] = bhs[37] = 0xff;
-	free(data);
-	close(fd);
-	return bhs[36] << 8 | bhs[37];
-}
 
 /*
  * A delete that gives initiators time to log out does not hold ietd
@@ -593,8 +563,8 @@ TEST(ctl_a_delete_that_waits_for_logouts_holds_up_nothing_else)
 	/* Meanwhile: ietadm, a login elsewhere, none to the target going. */
 	CHECK(ask(&f, sock, show, buf, sizeof(buf)) > 0);
 	CHECK(!strncmp(buf, "IETCTL 2 0\n", 11));
-	CHECK_EQ(login_status(&f.fx, TARGET2), 0);
-	CHECK_EQ(login_status(&f.fx, TARGET1), LS_TARGET_REMOVED);
+	CHECK_EQ(fx_login_status(&f.fx, "127.0.0.1", TARGET2), 0);
+	CHECK_EQ(fx_login_status(&f.fx, "127.0.0.1", TARGET1), LS_TARGET_REMOVED);
 	/* A second delete of it is refused, not queued behind the first. */
 	CHECK(ask(&f, sock, del, buf, sizeof(buf)) > 0);
 	CHECK_CONTAINS(buf, "is being deleted already");
@@ -608,9 +578,9 @@ TEST(ctl_a_delete_that_waits_for_logouts_holds_up_nothing_else)
 	REQUIRE(answered(fd));
 	CHECK_EQ(recv(fd, buf, sizeof(buf) - 1, 0), 11);
 	CHECK(!strncmp(buf, "IETCTL 2 0\n", 11));
-	CHECK(ktarget(1) == NULL);
+	CHECK(fake_target(1) == NULL);
 	CHECK(config_target_by_tid(&f.fx.rt.cfg, 1) == NULL);
-	CHECK(ktarget(2) != NULL);
+	CHECK(fake_target(2) != NULL);
 	close(fd);
 	ctl_close(&ctl);
 	rmdir(dir);

@@ -472,26 +472,6 @@ TEST(limits_nofile_is_raised_to_the_need_within_the_hard_limit)
 #define CHAP_CONF	"Target " TARGET1 "\n IncomingUser joe secretsecret1\n" \
 			" Lun 0 Type=nullio\n"
 
-/* A login without CHAP to a target that needs it: its status. */
-static unsigned int failed_login(struct fixture *fx, const char *ip)
-{
-	struct login_req r;
-	struct text t;
-	uint8_t bhs[BHS_LEN], *data = NULL;
-	size_t dlen;
-	int fd = fx_connect_from(fx, ip);
-
-	login_req_init(&r, false, STAGE_SECURITY, 0);
-	text_of(&t, "InitiatorName=" INITIATOR, "TargetName=" TARGET1,
-		"AuthMethod=None", NULL);
-	login_bhs(&r, &t, bhs);
-	if (send_pdu(fd, bhs, t.buf, t.len) || recv_pdu(fx, fd, bhs, &data, &dlen))
-		bhs[36] = bhs[37] = 0xff;
-	free(data);
-	close(fd);
-	return bhs[36] << 8 | bhs[37];
-}
-
 TEST(limits_failed_authentications_make_their_source_wait)
 {
 	struct sockaddr_storage a = sockaddr_of("127.0.0.5", 0);
@@ -500,10 +480,10 @@ TEST(limits_failed_authentications_make_their_source_wait)
 
 	fx_init(&fx, CHAP_CONF);
 	for (i = 0; i < BACKOFF_FREE; i++)
-		CHECK_EQ(failed_login(&fx, "127.0.0.5"), 0x0201);
+		CHECK_EQ(fx_login_status(&fx, "127.0.0.5", TARGET1), 0x0201);
 	/* Those were free: the next connection is still taken... */
 	CHECK_EQ(backoff_wait(&a, now_ms()), 0);
-	CHECK_EQ(failed_login(&fx, "127.0.0.5"), 0x0201);
+	CHECK_EQ(fx_login_status(&fx, "127.0.0.5", TARGET1), 0x0201);
 	/* ...but after it the source waits, and waits longer each time. */
 	CHECK(backoff_wait(&a, now_ms()) > BACKOFF_FIRST_MS / 2);
 	fd = fx_connect_from(&fx, "127.0.0.5");

@@ -118,15 +118,6 @@ static int op(struct ofx *f, struct rq q)
 	return ret;
 }
 
-static const struct ktarget *ktarget(uint32_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < fake_state()->nr_targets; i++)
-		if (fake_state()->targets[i].tid == tid)
-			return &fake_state()->targets[i];
-	return NULL;
-}
 
 /* ---------------------------------------------------------------- targets */
 
@@ -138,13 +129,13 @@ TEST(ops_new_target_with_a_tid_or_the_next_free_one)
 	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 5,
 			.params = "Name=" NEWT }) == 0);
 	CHECK_STR(f.out.buf, "");
-	REQUIRE(ktarget(5) != NULL);
-	CHECK_STR(ktarget(5)->name, NEWT);
+	REQUIRE(fake_target(5) != NULL);
+	CHECK_STR(fake_target(5)->name, NEWT);
 	CHECK_EQ(config_target_by_tid(&f.fx.rt.cfg, 5)->origin, ORIGIN_ADMIN);
 	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 0,
 			.params = "Name=" NEWT "2,Wthreads=2" }) == 0);
 	CHECK_STR(f.out.buf, "tid=6\n");
-	CHECK_EQ(ktarget(6)->tparams[IET_TP_WTHREADS], 2);
+	CHECK_EQ(fake_target(6)->tparams[IET_TP_WTHREADS], 2);
 	of_free(&f);
 }
 
@@ -186,7 +177,7 @@ TEST(ops_delete_target_refused_while_it_has_sessions)
 	CHECK_CONTAINS(err, "has 1 session");
 	CHECK_CONTAINS(err, "--sid=");
 	CHECK_CONTAINS(err, "--cid=3");
-	CHECK(ktarget(1) != NULL);
+	CHECK(fake_target(1) != NULL);
 	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
 	of_free(&f);
 }
@@ -199,7 +190,7 @@ TEST(ops_delete_target_and_missing_target)
 	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID, 9 }), -ENOENT);
 	CHECK_STR(err, "no target with tid 9");
 	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID, 1 }) == 0);
-	CHECK(ktarget(1) == NULL);
+	CHECK(fake_target(1) == NULL);
 	CHECK_EQ(f.fx.rt.cfg.nr_targets, 0);
 	of_free(&f);
 }
@@ -228,10 +219,10 @@ TEST(ops_update_sets_parameters_for_new_sessions)
 			.params = "MaxRecvDataSegmentLength=65536,"
 				  "HeaderDigest=None,CRC32C,Wthreads=3,"
 				  "Alias=first disk" }) == 0);
-	CHECK_EQ(ktarget(1)->keys[IET_KEY_MAX_RECV_DSL], 65536);
-	CHECK_EQ(ktarget(1)->keys[IET_KEY_HEADER_DIGEST],
+	CHECK_EQ(fake_target(1)->keys[IET_KEY_MAX_RECV_DSL], 65536);
+	CHECK_EQ(fake_target(1)->keys[IET_KEY_HEADER_DIGEST],
 		 DIGEST_MASK_NONE | DIGEST_MASK_CRC32C);
-	CHECK_EQ(ktarget(1)->tparams[IET_TP_WTHREADS], 3);
+	CHECK_EQ(fake_target(1)->tparams[IET_TP_WTHREADS], 3);
 	CHECK_EQ(f.fx.rt.cfg.targets[0].keys[IET_KEY_MAX_RECV_DSL], 65536);
 	CHECK_STR(f.fx.rt.cfg.targets[0].alias, "first disk");
 	of_free(&f);
@@ -258,7 +249,7 @@ TEST(ops_update_refusals_and_kernel_failures_change_nothing)
 				     .params = "MaxBurstLength=65536" }), -EINVAL);
 	CHECK_CONTAINS(err, "no such thing");
 	CHECK_EQ(f.fx.rt.cfg.targets[0].keys[IET_KEY_MAX_BURST], 262144);
-	CHECK_EQ(ktarget(1)->keys[IET_KEY_MAX_BURST], 262144);
+	CHECK_EQ(fake_target(1)->keys[IET_KEY_MAX_BURST], 262144);
 	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1 }), -EINVAL);
 	of_free(&f);
 }
@@ -365,7 +356,7 @@ TEST(ops_delete_lun_even_while_sessions_use_it)
 				 &cid, 1) == 0);
 	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_LUN, 1,
 			.lun = 0 }) == 0);
-	CHECK_EQ(ktarget(1)->nr_luns, 0);
+	CHECK_EQ(fake_target(1)->nr_luns, 0);
 	CHECK_EQ(f.fx.rt.cfg.targets[0].nr_luns, 0);
 	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_LUN, 1,
 				     .lun = 0 }), -ENOENT);
@@ -464,13 +455,13 @@ TEST(ops_close_a_connection_or_a_session)
 	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID | CTL_F_CID,
 			1, sid, 1 }) == 0);
 	CHECK_EQ(fake_last(F_CONN_DEL)->cid, 1);
-	CHECK_EQ(ktarget(1)->sessions[0].nr_conns, 1);
+	CHECK_EQ(fake_target(1)->sessions[0].nr_conns, 1);
 	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID | CTL_F_CID,
 				     1, sid, 1 }), -ENOENT);
 	CHECK_CONTAINS(err, "no connection 1 in session");
 	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID, 1,
 			sid }) == 0);
-	CHECK_EQ(ktarget(1)->nr_sessions, 0);
+	CHECK_EQ(fake_target(1)->nr_sessions, 0);
 	CHECK_EQ(op(&f, (struct rq){ "delete", CTL_F_TID | CTL_F_SID, 1, sid }),
 		 -ENOENT);
 	of_free(&f);
@@ -549,7 +540,7 @@ TEST(ops_delete_refuses_a_wrong_logout_time_and_changes_nothing)
 			CTL_F_PARAMS, 1, .lun = 0,
 			.params = "LogoutTimeout=5" }), -EINVAL);
 	CHECK_EQ(fake_count(F_LOGOUT_REQ), 0);
-	CHECK(ktarget(1) != NULL);
+	CHECK(fake_target(1) != NULL);
 	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
 	of_free(&f);
 }
@@ -569,10 +560,10 @@ TEST(ops_delete_target_with_sessions_when_they_may_log_out)
 	CHECK_EQ(fake_count(F_LOGOUT_REQ), 1);
 	CHECK_EQ(fake_last(F_LOGOUT_REQ)->tid, 1);
 	CHECK_EQ(fake_last(F_LOGOUT_REQ)->logout_wait, 3);
-	CHECK(ktarget(1) == NULL);
+	CHECK(fake_target(1) == NULL);
 	/* The other target and its session are untouched. */
-	REQUIRE(ktarget(2) != NULL);
-	CHECK_EQ(ktarget(2)->nr_sessions, 1);
+	REQUIRE(fake_target(2) != NULL);
+	CHECK_EQ(fake_target(2)->nr_sessions, 1);
 	CHECK_EQ(f.fx.rt.cfg.nr_targets, 1);
 	of_free(&f);
 }
@@ -604,7 +595,7 @@ TEST(ops_delete_target_closes_what_did_not_log_out)
 			.params = "LogoutTimeout=0" }) == 0);
 	CHECK_EQ(fake_count(F_LOGOUT_REQ), 0);
 	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
-	CHECK(ktarget(1) == NULL);
+	CHECK(fake_target(1) == NULL);
 	of_free(&f);
 }
 
