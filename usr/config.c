@@ -1188,6 +1188,20 @@ static int do_global(struct parser *p, const char *key, const char *value)
 		return 0;
 	}
 
+	/*
+	 * IET's iSNS keys. ietd has no iSNS client yet: a server it would
+	 * neither register with nor follow, or an access control it would
+	 * not apply (and so open to all the other rules allow), is refused
+	 * in ietd.conf; a state file an older ietd wrote may still hold them.
+	 */
+	if (!strcasecmp(key, "iSNSServer") && !(p->flags & CONFIG_STATE))
+		return fail(p, key,
+			    "iSNS is not implemented: ietd would not register its targets with %.64s; remove the line (initiators find them with SendTargets)",
+			    value);
+	if (!strcasecmp(key, "iSNSAccessControl") &&
+	    !(p->flags & CONFIG_STATE) && !strcasecmp(value, "Yes"))
+		return fail(p, key,
+			    "iSNS is not implemented, so no discovery domain would admit or refuse anyone: remove the line and say who may log in with initiators.allow");
 	if (!strcasecmp(key, "iSNSServer")) {
 		if (p->isns_line)
 			return fail(p, key, "already set on line %u",

@@ -126,7 +126,7 @@ def main():
     with open(os.path.join(here, "../../etc/ietd.conf"), "rb") as f:
         write(out + "/config", "sample", f.read())
     write(out + "/config", "small",
-          b"iSNSServer 192.0.2.1\nTarget iqn.2001-04.com.example:a\n"
+          b"iSNSAccessControl No\nTarget iqn.2001-04.com.example:a\n"
           b" Lun 0 Path=/dev/null,IOMode=wb,ScsiId=x\n"
           b" Lun 1 Type=nullio,Blocks=100\n MaxBurstLength 65536\n"
           b" FirstBurstLength 4096\n HeaderDigest None,CRC32C\n"

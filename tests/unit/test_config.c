@@ -312,14 +312,26 @@ TEST(config_error_physical_block_size_rotation_rate_and_thin_provisioning)
 	      "ietd.conf:2: Lun: ", "RotationRate: missing value");
 }
 
-TEST(config_reads_global_isns_settings)
+/*
+ * IET's iSNS keys are refused while ietd has no iSNS client: access
+ * control it would not apply must not open what it was meant to close.
+ */
+TEST(config_refuses_isns_keys_it_would_not_apply)
 {
+	static const char st[] = "iSNSServer 192.0.2.1\niSNSAccessControl Yes\n";
 	struct config cfg;
 
-	REQUIRE(parse("iSNSServer 192.0.2.1\niSNSAccessControl Yes\n"
-		      "Target " TARGET1 "\n", &cfg) == 0);
+	FAILS("iSNSServer 192.0.2.1\nTarget " TARGET1 "\n",
+	      "ietd.conf:1: iSNSServer: ", "iSNS is not implemented");
+	FAILS("iSNSAccessControl Yes\nTarget " TARGET1 "\n",
+	      "ietd.conf:1: iSNSAccessControl: ", "initiators.allow");
+	REQUIRE(parse("iSNSAccessControl No\nTarget " TARGET1 "\n", &cfg) == 0);
+	CHECK(!cfg.isns_access_control);
+	config_free(&cfg);
+	/* What an older ietd's state file holds is still read. */
+	REQUIRE(config_parse_flags(st, strlen(st), "state", CONFIG_STATE, &cfg,
+				   err, sizeof(err)) == 0);
 	CHECK_STR(cfg.isns_server, "192.0.2.1");
-	CHECK(cfg.isns_access_control);
 	config_free(&cfg);
 }
 
@@ -342,8 +354,8 @@ TEST(config_error_target_key_in_global_section)
 
 TEST(config_error_isns_inside_a_target)
 {
-	FAILS("Target " TARGET1 "\niSNSServer 192.0.2.1\n",
-	      "ietd.conf:2: iSNSServer: ", "global section");
+	FAILS("Target " TARGET1 "\niSNSAccessControl No\n",
+	      "ietd.conf:2: iSNSAccessControl: ", "global section");
 }
 
 TEST(config_error_value_out_of_range)
@@ -416,9 +428,7 @@ TEST(config_error_key_set_twice)
 	FAILS("Target " TARGET1 "\n Wthreads 4\n Wthreads 8\n",
 	      "ietd.conf:3: Wthreads: ", "already set on line 2");
 	/* In the global section too. */
-	FAILS("iSNSServer 192.0.2.1\niSNSServer 192.0.2.2\n",
-	      "ietd.conf:2: iSNSServer: ", "already set on line 1");
-	FAILS("iSNSAccessControl No\n\nisnsaccesscontrol Yes\n",
+	FAILS("iSNSAccessControl No\n\nisnsaccesscontrol No\n",
 	      "ietd.conf:3: isnsaccesscontrol: ", "already set on line 1");
 	FAILS("AllowShortSecrets No\nAllowShortSecrets No\n",
 	      "ietd.conf:2: AllowShortSecrets: ", "already set on line 1");

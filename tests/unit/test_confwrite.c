@@ -25,8 +25,6 @@ static char err[1024];
 	"CHAPAlgorithms 7,8\n"						\
 	"IncomingUser disc shortpw\n"					\
 	"OutgoingUser discout secretsecret-out\n"			\
-	"iSNSServer 192.0.2.50\n"					\
-	"iSNSAccessControl Yes\n"					\
 	"Target " TARGET1 "\n"						\
 	"	Alias Disk One\n"					\
 	"	MaxSessions 4\n"					\
