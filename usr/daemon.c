@@ -153,6 +153,38 @@ static bool has_cap(int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
+int keep_runtime_caps(uint64_t *kept, char *err, size_t errlen)
+{
+	const uint64_t keep = 1ull << CAP_NET_ADMIN | 1ull << CAP_DAC_OVERRIDE;
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	uint64_t permitted;
+	int cap;
+
+	if (syscall(SYS_capget, &hdr, data)) {
+		snprintf(err, errlen, "capget: %s", strerror(errno));
+		return -errno;
+	}
+	permitted = data[0].permitted | (uint64_t)data[1].permitted << 32;
+	/* Without CAP_SETPCAP (systemd's bounding set) it stays as given. */
+	if (permitted & 1ull << CAP_SETPCAP)
+		for (cap = 0; cap < 64; cap++)	/* EINVAL past the last */
+			if (!(keep & 1ull << cap))
+				prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	if (set_caps(keep & permitted)) {
+		snprintf(err, errlen, "capset: %s", strerror(errno));
+		return -errno;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) {
+		snprintf(err, errlen, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+		return -errno;
+	}
+	*kept = keep & permitted;
+	return 0;
+}
+
 int drop_privileges(bool set_uid, uid_t uid, bool set_gid, gid_t gid,
 		    char *err, size_t errlen)
 {

@@ -8,6 +8,7 @@
 #define IET_USR_DAEMON_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -28,5 +29,14 @@ int lookup_gid(const char *s, gid_t *gid);
 /* setgid/setuid keeping exactly CAP_NET_ADMIN; err says what failed. */
 int drop_privileges(bool set_uid, uid_t uid, bool set_gid, gid_t gid,
 		    char *err, size_t errlen);
+/*
+ * As root, once the listening sockets are bound: keep of the capabilities
+ * only CAP_NET_ADMIN (the kernel's netlink family) and CAP_DAC_OVERRIDE
+ * (the kernel opens LUN files with ietd's credentials, whoever owns
+ * them), in the bounding set too where ietd may lower it, and no new
+ * privileges ever: what a peer's input could make ietd do shrinks to what
+ * the hand-off needs. Returns what is kept in *kept.
+ */
+int keep_runtime_caps(uint64_t *kept, char *err, size_t errlen);
 
 #endif

@@ -493,6 +493,14 @@ static int start(struct ietd *d, struct config *next,
 	}
 	ret = drop_privileges(o->uid != NULL, uid, o->uid || o->gid, gid, err,
 			      sizeof(err));
+	if (!ret && !o->uid && !o->gid) {
+		uint64_t kept;
+
+		ret = keep_runtime_caps(&kept, err, sizeof(err));
+		if (!ret)
+			log_dbg(1, "capabilities kept: 0x%llx",
+				(unsigned long long)kept);
+	}
 	if (ret) {
 		log_err("%s", err);
 		return ret;

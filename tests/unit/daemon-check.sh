@@ -27,6 +27,10 @@ rc=$?
 check "daemon start-up returns success" test "$rc" = 0
 pid=$(cat "$dir/pid" 2>/dev/null)
 check "pid file names the running daemon" kill -0 "${pid:-0}"
+check "root ietd keeps only CAP_NET_ADMIN and CAP_DAC_OVERRIDE once it listens" \
+	test "$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status")" = 0000000000001002
+check "and lowers its bounding set to them, with no new privileges" \
+	test "$(awk '/^CapBnd:/ { print $2 }' "/proc/$pid/status") $(awk '/^NoNewPrivs:/ { print $2 }' "/proc/$pid/status")" = "0000000000001002 1"
 check "daemon answers ietadm" \
 	test "$(obj/ietadm --socket "$dir/ietd.sock" --op show --tid=1 | head -1)" = "Wthreads=8"
 

@@ -66,6 +66,16 @@ check "... and would report a misspelt key" \
 	test -n "$(systemd-analyze verify --man=no "$dir/unit/typo.service" 2>&1)"
 check "reload goes through ietadm, which reports a refused configuration" \
 	grep -qx 'ExecReload=/usr/sbin/ietadm --op reload' "$top/etc/ietd.service"
+# The sandbox: systemd's own measure of what the unit leaves exposed.
+# ietd must see the host's file system as it is (the kernel opens LUN
+# paths as ietd), which is most of what keeps it above 4.
+exposure=$(systemd-analyze security --offline=yes "$dir/unit/ietd.service" 2>/dev/null |
+	sed -n 's/.*Overall exposure level for ietd.service: \([0-9.]*\).*/\1/p')
+check "systemd rates ietd.service's exposure 4.5 or less ($exposure)" \
+	awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 4.5) }'
+check "ietd.service filters system calls to a service's, failing others with EPERM" \
+	bash -c 'grep -qx SystemCallFilter=@system-service "$1" &&
+		grep -qx SystemCallErrorNumber=EPERM "$1"' _ "$top/etc/ietd.service"
 
 # ---- bash completion: COMPREPLY for a command line, the cursor at its end
 cat >"$dir/volume" <<'EOF'
