@@ -114,6 +114,26 @@ def pr_move(rk, sark, rtpi, tpid, unreg=False, length=None):
                        n) + tpid
 
 
+def crc32c(data):
+    """CRC32C (Castagnoli), as iSCSI digests are."""
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 if crc & 1 else 0)
+    return crc ^ 0xffffffff
+
+
+def with_digests(pdu):
+    """A PDU (BHS and padded data) with its header and data digests, in
+    the byte order iSCSI sends them (least significant first)."""
+    bhs, data = pdu[:48], pdu[48:]
+    out = bhs + crc32c(bhs).to_bytes(4, "little")
+    if data:
+        out += data + crc32c(data).to_bytes(4, "little")
+    return out
+
+
 def write(d, name, blob):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name), "wb") as f:
@@ -209,6 +229,25 @@ def main():
                                   "SessionType=Discovery", "AuthMethod=CHAP")) +
           login(0, 0, False, text("CHAP_A=5")) +
           login(0, 1, True, text("CHAP_N=disc", "CHAP_R=" + "0x" + "00" * 16)))
+
+    # fuzz_conn: a discovery session with both digests, sent right (and
+    # once with a header digest wrong, which closes).
+    dig = ["HeaderDigest=CRC32C", "DataDigest=CRC32C"]
+    disc = login(1, 3, True, text("InitiatorName=" + INIT,
+                                  "SessionType=Discovery", *dig))
+    asks = with_digests(text_req(text("SendTargets=All"))) + \
+        with_digests(nop()) + with_digests(logout(78))
+    write(out + "/conn", "discovery-digests", b"\x01" + disc + asks)
+    bad = bytearray(with_digests(text_req(text("SendTargets=All"))))
+    bad[48] ^= 1
+    write(out + "/conn", "discovery-bad-header-digest", b"\x01" + disc + bytes(bad))
+
+    # fuzz_conn: the first byte says whether the peer reads the answers.
+    for name in os.listdir(out + "/login"):
+        with open(os.path.join(out + "/login", name), "rb") as f:
+            stream = f.read()
+        write(out + "/conn", name, b"\x01" + stream)
+        write(out + "/conn", name + "-unread", b"\x00" + stream)
 
     def st(peer, local, allow, deny, targets, *pdus):
         def f(b):
