@@ -335,6 +335,16 @@ int addr_bytes(const struct sockaddr_storage *ss, uint8_t *out)
 	return 0;
 }
 
+int source_key(const struct sockaddr_storage *ss, uint8_t key[16])
+{
+	int len = addr_bytes(ss, key);
+
+	if (len != 16)
+		return len;
+	/* fe80::/10 */
+	return key[0] == 0xfe && (key[1] & 0xc0) == 0x80 ? 16 : 8;
+}
+
 static bool prefix_match(const uint8_t *a, const uint8_t *b,
 			 unsigned int bits)
 {

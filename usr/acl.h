@@ -107,6 +107,13 @@ bool access_initiator(const struct access *a, const char *target,
  * too) or 16 (IPv6) into out; 0 for NULL or another family.
  */
 int addr_bytes(const struct sockaddr_storage *ss, uint8_t *out);
+/*
+ * Who a peer is, for limits that follow one source (peerlog.c,
+ * backoff.c): an IPv4 address (4 bytes into key), an IPv6 /64 (8), which
+ * one host can take all of, but a link-local IPv6 address whole (16),
+ * since every host of a link shares fe80::/64. 0 for another family.
+ */
+int source_key(const struct sockaddr_storage *ss, uint8_t key[16]);
 bool access_portal(const struct access *a, const char *target,
 		   const struct sockaddr_storage *local);
 

@@ -1,101 +1,121 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The wait that failed authentications earn their source. */
+/* The wait that wrong CHAP responses earn their source. */
 #include <stdbool.h>
 #include <string.h>
 
 #include "acl.h"
 #include "backoff.h"
 
-#define SOURCES		256	/* remembered; the least recent goes */
+#define ENTRIES		4096	/* remembered; the least recent goes */
 
-struct source {
+struct entry {
 	bool used;
 	uint8_t key[16];
 	int len;
+	uint32_t scope;
 	unsigned int failures;
 	uint64_t last;			/* the last failure */
 	uint64_t until;			/* no connection taken before */
 };
 
-static struct source sources[SOURCES];
+static struct entry entries[ENTRIES];
 
-static int key_of(const struct sockaddr_storage *src, uint8_t key[16])
+static bool same_source(const struct entry *e, const uint8_t *key, int len)
 {
-	int len = addr_bytes(src, key);
-
-	return len == 16 ? 8 : len;	/* an IPv6 host has its /64 */
+	return e->used && e->len == len && !memcmp(e->key, key, len);
 }
 
-static struct source *find(const struct sockaddr_storage *src, uint64_t now,
-			   bool make)
+/* Forget what is an hour old; then the entry of src and scope, if any. */
+static struct entry *find(const uint8_t *key, int len, uint32_t scope,
+			  uint64_t now)
 {
-	struct source *s, *victim = NULL;
+	struct entry *e;
+
+	for (e = entries; e < entries + ENTRIES; e++) {
+		if (e->used && now - e->last >= BACKOFF_FORGET_MS)
+			e->used = false;
+		if (same_source(e, key, len) && e->scope == scope)
+			return e;
+	}
+	return NULL;
+}
+
+void backoff_failed(const struct sockaddr_storage *src, uint32_t scope,
+		    uint64_t now)
+{
 	uint8_t key[16];
-	int len = key_of(src, key);
-
-	if (!len)
-		return NULL;
-	for (s = sources; s < sources + SOURCES; s++) {
-		if (s->used && now - s->last >= BACKOFF_FORGET_MS)
-			s->used = false;
-		if (s->used && s->len == len && !memcmp(s->key, key, len))
-			return s;
-	}
-	if (!make)
-		return NULL;
-	for (s = sources; s < sources + SOURCES; s++) {
-		if (!s->used) {
-			victim = s;
-			break;
-		}
-		if (!victim || s->last < victim->last)
-			victim = s;
-	}
-	memset(victim, 0, sizeof(*victim));
-	victim->used = true;
-	victim->len = len;
-	memcpy(victim->key, key, len);
-	return victim;
-}
-
-void backoff_failed(const struct sockaddr_storage *src, uint64_t now)
-{
-	struct source *s = find(src, now, true);
+	int len = source_key(src, key);
+	struct entry *e;
 	uint64_t wait = BACKOFF_FIRST_MS;
 	unsigned int i;
 
-	if (!s)
+	if (!len)
 		return;
-	s->failures++;
-	s->last = now;
-	if (s->failures <= BACKOFF_FREE)
+	e = find(key, len, scope, now);
+	if (!e) {
+		struct entry *victim = NULL;
+
+		for (e = entries; e < entries + ENTRIES; e++) {
+			if (!e->used) {
+				victim = e;
+				break;
+			}
+			if (!victim || e->last < victim->last)
+				victim = e;
+		}
+		e = victim;
+		memset(e, 0, sizeof(*e));
+		e->used = true;
+		e->len = len;
+		e->scope = scope;
+		memcpy(e->key, key, len);
+	}
+	e->failures++;
+	e->last = now;
+	if (e->failures <= BACKOFF_FREE)
 		return;
-	for (i = BACKOFF_FREE + 1; i < s->failures && wait < BACKOFF_MAX_MS; i++)
+	for (i = BACKOFF_FREE + 1; i < e->failures && wait < BACKOFF_MAX_MS;
+	     i++)
 		wait *= 2;
-	if (wait > BACKOFF_MAX_MS)
-		wait = BACKOFF_MAX_MS;
-	s->until = now + wait;
+	e->until = now + (wait < BACKOFF_MAX_MS ? wait : BACKOFF_MAX_MS);
 }
 
-void backoff_passed(const struct sockaddr_storage *src, uint64_t now)
+void backoff_passed(const struct sockaddr_storage *src, uint32_t scope,
+		    uint64_t now)
 {
-	struct source *s = find(src, now, false);
+	uint8_t key[16];
+	int len = source_key(src, key);
+	struct entry *e = len ? find(key, len, scope, now) : NULL;
 
-	if (s)
-		s->used = false;
+	if (e)
+		e->used = false;
 }
 
 uint64_t backoff_wait(const struct sockaddr_storage *src, uint64_t now)
 {
-	struct source *s = find(src, now, false);
+	uint8_t key[16];
+	int len = source_key(src, key);
+	uint64_t wait = 0;
+	struct entry *e;
 
-	return s && s->until > now ? s->until - now : 0;
+	for (e = entries; len && e < entries + ENTRIES; e++)
+		if (same_source(e, key, len) && e->until > now &&
+		    e->until - now > wait)
+			wait = e->until - now;
+	return wait;
 }
 
 unsigned int backoff_failures(const struct sockaddr_storage *src,
 			      uint64_t now)
 {
-	struct source *s = find(src, now, false);
+	uint8_t key[16];
+	int len = source_key(src, key);
+	unsigned int most = 0;
+	struct entry *e;
 
-	return s ? s->failures : 0;
+	for (e = entries; len && e < entries + ENTRIES; e++)
+		if (same_source(e, key, len) &&
+		    now - e->last < BACKOFF_FORGET_MS && e->failures > most)
+			most = e->failures;
+	return most;
 }

@@ -418,14 +418,15 @@ static int login_step(struct conn *c, const uint8_t *data, size_t dlen)
 		return send_pdu(c, &out, AFTER_READ);
 	case LOGIN_DONE:
 		if (*login_auth_info(c->login))
-			backoff_passed(&c->peer_addr, now_ms());
+			backoff_passed(&c->peer_addr,
+				       login_outcome(c->login)->tid, now_ms());
 		return send_pdu(c, &out, login_outcome(c->login)->discovery ?
 				AFTER_DISCOVERY : AFTER_HANDOFF);
 	case LOGIN_FAILED:
 		c->srv->failures++;
-		/* Status 0x0201: the secret (or the method) was wrong. */
-		if (out.bhs[36] == 2 && out.bhs[37] == 1)
-			backoff_failed(&c->peer_addr, now_ms());
+		if (login_chap_wrong(c->login))
+			backoff_failed(&c->peer_addr,
+				       login_outcome(c->login)->tid, now_ms());
 		peer_log(&c->peer_addr, LOG_WARNING,
 			 "%s: login%s%s refused: %s", c->peer,
 			 *login_initiator(c->login) ? " of " : "",
@@ -637,6 +638,21 @@ static const char *over_limit(const struct server *srv,
 	return NULL;
 }
 
+/* Whether the source of peer (source_key()) has a connection in login. */
+static bool in_login(const struct server *srv,
+		     const struct sockaddr_storage *peer)
+{
+	uint8_t a[16], b[16];
+	int len = source_key(peer, a);
+	const struct conn *c;
+
+	for (c = srv->conns; len && c; c = c->next)
+		if (c->phase == PH_LOGIN && source_key(&c->peer_addr, b) == len &&
+		    !memcmp(a, b, len))
+			return true;
+	return false;
+}
+
 /*
  * All peers hold every place: the connection that has been idle longest
  * of those no CHAP admitted makes room, or NULL if every one is a
@@ -666,6 +682,7 @@ void server_accept(void *arg, int fd)
 void server_accept_from(struct server *srv, int fd,
 			const struct sockaddr_storage *peer)
 {
+	unsigned int fails;
 	char pause[128];
 	uint64_t wait;
 	const char *why;
@@ -673,11 +690,16 @@ void server_accept_from(struct server *srv, int fd,
 	socklen_t len;
 
 	wait = backoff_wait(peer, now_ms());
+	fails = backoff_failures(peer, now_ms());
 	if (wait) {
 		snprintf(pause, sizeof(pause),
-			 "failed logins from this source (%u): the next one is taken in %llu ms",
-			 backoff_failures(peer, now_ms()),
-			 (unsigned long long)wait);
+			 "wrong CHAP responses from this source (%u): the next connection is taken in %llu ms",
+			 fails, (unsigned long long)wait);
+		why = pause;
+	} else if (fails > BACKOFF_FREE && in_login(srv, peer)) {
+		snprintf(pause, sizeof(pause),
+			 "wrong CHAP responses from this source (%u): one login at a time",
+			 fails);
 		why = pause;
 	} else {
 		why = over_limit(srv, peer);

@@ -34,6 +34,7 @@ struct auth_keys {
 struct login {
 	struct login_env env;
 	enum lstate state;
+	bool chap_wrong;		/* a CHAP response was checked, wrong */
 	uint8_t stage;			/* the CSG the next request must have */
 	struct login_req first;		/* fields that must not change */
 	struct login_req req;		/* the request being answered */
@@ -145,6 +146,11 @@ const char *login_initiator(const struct login *l)
 const char *login_auth_info(const struct login *l)
 {
 	return l->auth_info;
+}
+
+bool login_chap_wrong(const struct login *l)
+{
+	return l->chap_wrong;
 }
 
 static uint32_t cmd_window(const struct login *l)
@@ -553,6 +559,7 @@ static int auth_step(struct login *l, const struct auth_keys *k)
 				val(k->c), &l->out)) {
 			snprintf(l->err, sizeof(l->err), "CHAP: %s",
 				 l->chap.err);
+			l->chap_wrong = true;
 			return LS_AUTH_FAILED;
 		}
 		acc = auth_incoming(l->chap.auth, l->chap.user);

@@ -89,5 +89,10 @@ const char *login_error(const struct login *l);
 const char *login_initiator(const struct login *l);
 /* How the initiator authenticated, for the log: "" or "CHAP ...". */
 const char *login_auth_info(const struct login *l);
+/*
+ * Whether the login failed on a CHAP response checked and found wrong (a
+ * guess of a secret), not on a method refused or a key missing.
+ */
+bool login_chap_wrong(const struct login *l);
 
 #endif

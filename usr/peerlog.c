@@ -16,7 +16,7 @@
 struct source {
 	bool used;
 	uint8_t key[16];
-	int len;			/* 4: an IPv4 address; 8: an IPv6 /64 */
+	int len;			/* of key: source_key() */
 	time_t second;
 	unsigned int count;
 	unsigned long held;		/* lines held back in that second */
@@ -45,32 +45,44 @@ static void name_of(const struct source *s, char *buf, size_t len)
 		memcpy(a, s->key, 8);
 		inet_ntop(AF_INET6, a, buf, len);
 		strncat(buf, "/64", len - strlen(buf) - 1);
+	} else if (s->len == 16) {
+		inet_ntop(AF_INET6, s->key, buf, len);
 	} else {
 		snprintf(buf, len, "an unknown address");
 	}
 }
 
-static void report(struct source *s)
+static bool take(struct source *s, time_t now, unsigned int burst);
+
+/*
+ * The count a source's second held back, itself a line of the rate of
+ * all: past it, the count goes to all's (one line for them at the end).
+ */
+static void report(struct source *s, time_t now)
 {
 	char name[INET6_ADDRSTRLEN + 8];
 
 	if (!s->held)
 		return;
+	if (s != &all && !take(&all, now, PEERLOG_ALL_BURST)) {
+		all.held += s->held - 1;	/* take() counted one */
+		s->held = 0;
+		return;
+	}
 	name_of(s, name, sizeof(name));
 	log_msg(LOG_WARNING, "%lu messages caused by %s suppressed", s->held,
 		name);
 	s->held = 0;
 }
 
-/* The entry of src's address (of its /64 for IPv6), made if need be. */
-static struct source *source_of(const struct sockaddr_storage *src)
+/* The entry of src (source_key()), made if need be. */
+static struct source *source_of(const struct sockaddr_storage *src,
+				 time_t now)
 {
 	struct source *s, *free_one = NULL, *oldest = NULL;
 	uint8_t key[16];
-	int len = src ? addr_bytes(src, key) : 0;
+	int len = src ? source_key(src, key) : 0;
 
-	if (len == 16)
-		len = 8;
 	for (s = sources; s < sources + SOURCES; s++) {
 		if (!s->used) {
 			free_one = free_one ? free_one : s;
@@ -82,7 +94,7 @@ static struct source *source_of(const struct sockaddr_storage *src)
 			oldest = s;
 	}
 	s = free_one ? free_one : oldest;
-	report(s);
+	report(s, now);
 	memset(s, 0, sizeof(*s));
 	s->used = true;
 	s->len = len;
@@ -94,7 +106,7 @@ static struct source *source_of(const struct sockaddr_storage *src)
 static bool take(struct source *s, time_t now, unsigned int burst)
 {
 	if (s->second != now) {
-		report(s);
+		report(s, now);
 		s->second = now;
 		s->count = 0;
 	}
@@ -112,7 +124,7 @@ void peer_log(const struct sockaddr_storage *src, int prio, const char *fmt,
 	time_t now = this_second();
 	va_list ap;
 
-	if (!take(source_of(src), now, PEERLOG_SOURCE_BURST) ||
+	if (!take(source_of(src, now), now, PEERLOG_SOURCE_BURST) ||
 	    !take(&all, now, PEERLOG_ALL_BURST))
 		return;
 	va_start(ap, fmt);
@@ -127,7 +139,7 @@ void peer_log_tick(void)
 
 	for (s = sources; s < sources + SOURCES; s++)
 		if (s->used && s->second != now)
-			report(s);
+			report(s, now);
 	if (all.second != now)
-		report(&all);
+		report(&all, now);
 }

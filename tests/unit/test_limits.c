@@ -472,19 +472,55 @@ TEST(limits_nofile_is_raised_to_the_need_within_the_hard_limit)
 #define CHAP_CONF	"Target " TARGET1 "\n IncomingUser joe secretsecret1\n" \
 			" Lun 0 Type=nullio\n"
 
-TEST(limits_failed_authentications_make_their_source_wait)
+/* A CHAP exchange from ip that answers the challenge wrong: its status. */
+static unsigned int chap_guess(struct fixture *fx, const char *ip)
+{
+	static const char *const steps[3][3] = {
+		{ "InitiatorName=" INITIATOR, "TargetName=" TARGET1,
+		  "AuthMethod=CHAP" },
+		{ "CHAP_A=5", NULL, NULL },
+		{ "CHAP_N=joe", "CHAP_R=0x00000000000000000000000000000000", NULL },
+	};
+	uint8_t bhs[BHS_LEN], *data = NULL;
+	struct login_req r;
+	struct text t;
+	size_t dlen;
+	int fd = fx_connect_from(fx, ip), i;
+
+	for (i = 0; i < 3; i++) {
+		login_req_init(&r, i == 2, STAGE_SECURITY,
+			       i == 2 ? STAGE_OPERATIONAL : 0);
+		text_of(&t, steps[i][0], steps[i][1], steps[i][2], NULL);
+		login_bhs(&r, &t, bhs);
+		free(data);
+		data = NULL;
+		if (send_pdu(fd, bhs, t.buf, t.len) ||
+		    recv_pdu(fx, fd, bhs, &data, &dlen)) {
+			bhs[36] = bhs[37] = 0xff;
+			break;
+		}
+	}
+	free(data);
+	close(fd);
+	return bhs[36] << 8 | bhs[37];
+}
+
+TEST(limits_wrong_chap_responses_make_their_source_wait)
 {
 	struct sockaddr_storage a = sockaddr_of("127.0.0.5", 0);
 	struct fixture fx;
 	int i, fd;
 
 	fx_init(&fx, CHAP_CONF);
+	/* A method refused is no guess. */
+	CHECK_EQ(fx_login_status(&fx, "127.0.0.5", TARGET1), 0x0201);
+	CHECK_EQ(backoff_failures(&a, now_ms()), 0);
 	for (i = 0; i < BACKOFF_FREE; i++)
-		CHECK_EQ(fx_login_status(&fx, "127.0.0.5", TARGET1), 0x0201);
+		CHECK_EQ(chap_guess(&fx, "127.0.0.5"), 0x0201);
 	/* Those were free: the next connection is still taken... */
 	CHECK_EQ(backoff_wait(&a, now_ms()), 0);
-	CHECK_EQ(fx_login_status(&fx, "127.0.0.5", TARGET1), 0x0201);
-	/* ...but after it the source waits, and waits longer each time. */
+	CHECK_EQ(chap_guess(&fx, "127.0.0.5"), 0x0201);
+	/* ...but after it the source waits. */
 	CHECK(backoff_wait(&a, now_ms()) > BACKOFF_FIRST_MS / 2);
 	fd = fx_connect_from(&fx, "127.0.0.5");
 	CHECK(closed_now(&fx, fd));
@@ -494,16 +530,67 @@ TEST(limits_failed_authentications_make_their_source_wait)
 	fd = fx_connect_from(&fx, "127.0.0.6");
 	CHECK(!closed_now(&fx, fd));
 	close(fd);
-	/* Doubling to the cap; a success forgets it all. */
-	for (i = 0; i < 12; i++)
-		backoff_failed(&a, now_ms());
-	CHECK(backoff_wait(&a, now_ms()) > BACKOFF_MAX_MS / 2);
-	CHECK(backoff_wait(&a, now_ms()) <= BACKOFF_MAX_MS);
-	backoff_passed(&a, now_ms());
-	CHECK_EQ(backoff_wait(&a, now_ms()), 0);
-	CHECK_EQ(backoff_failures(&a, now_ms()), 0);
-	/* An hour without failing forgets them too. */
-	backoff_failed(&a, 1000);
-	CHECK_EQ(backoff_failures(&a, 1000 + BACKOFF_FORGET_MS), 0);
 	fx_free(&fx);
+}
+
+TEST(limits_a_guessing_source_has_one_login_at_a_time)
+{
+	struct fixture fx;
+	uint64_t long_ago = now_ms() - 10 * BACKOFF_MAX_MS;
+	struct sockaddr_storage a = sockaddr_of("127.0.0.7", 0);
+	int i, one, two, other;
+
+	fx_init(&fx, CHAP_CONF);
+	/* Failures whose wait is over, and that an hour has not yet forgotten. */
+	for (i = 0; i < BACKOFF_FREE + 2; i++)
+		backoff_failed(&a, 1, long_ago);
+	CHECK_EQ(backoff_wait(&a, now_ms()), 0);
+	one = fx_connect_from(&fx, "127.0.0.7");
+	CHECK(!closed_now(&fx, one));
+	two = fx_connect_from(&fx, "127.0.0.7");
+	CHECK(closed_now(&fx, two));
+	other = fx_connect_from(&fx, "127.0.0.8");
+	CHECK(!closed_now(&fx, other));
+	close(one);
+	close(two);
+	close(other);
+	fx_free(&fx);
+}
+
+TEST(limits_backoff_is_per_scope_doubles_and_is_forgotten)
+{
+	struct sockaddr_storage a = sockaddr_of("192.0.2.9", 0);
+	struct sockaddr_storage l1 = sockaddr_of("fe80::1", 0);
+	struct sockaddr_storage l2 = sockaddr_of("fe80::2", 0);
+	struct sockaddr_storage g1 = sockaddr_of("2001:db8:1:2::1", 0);
+	struct sockaddr_storage g2 = sockaddr_of("2001:db8:1:2::2", 0);
+	uint64_t now = now_ms(), w;
+	int i;
+
+	for (i = 0; i < BACKOFF_FREE + 2; i++)
+		backoff_failed(&a, 1, now);
+	w = backoff_wait(&a, now);
+	CHECK(w > BACKOFF_FIRST_MS && w <= 2 * BACKOFF_FIRST_MS);
+	/* Doubling to the cap. */
+	for (i = 0; i < 12; i++)
+		backoff_failed(&a, 1, now);
+	CHECK_EQ(backoff_wait(&a, now), BACKOFF_MAX_MS);
+	/* A login that authenticates elsewhere forgets nothing of target 1... */
+	backoff_passed(&a, 0, now);
+	backoff_passed(&a, 2, now);
+	CHECK_EQ(backoff_wait(&a, now), BACKOFF_MAX_MS);
+	/* ...one to target 1 does. */
+	backoff_passed(&a, 1, now);
+	CHECK_EQ(backoff_wait(&a, now), 0);
+	CHECK_EQ(backoff_failures(&a, now), 0);
+	/* Link-local hosts share fe80::/64, not their back-off; a /64 does. */
+	for (i = 0; i < BACKOFF_FREE + 1; i++) {
+		backoff_failed(&l1, 0, now);
+		backoff_failed(&g1, 0, now);
+	}
+	CHECK(backoff_wait(&l1, now) > 0);
+	CHECK_EQ(backoff_wait(&l2, now), 0);
+	CHECK(backoff_wait(&g2, now) > 0);
+	/* An hour without failing forgets. */
+	CHECK_EQ(backoff_failures(&l1, now + BACKOFF_FORGET_MS), 0);
 }

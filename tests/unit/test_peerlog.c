@@ -114,10 +114,12 @@ TEST(peerlog_many_sources_together_are_held_to_the_rate_of_all)
 	int i, j;
 
 	capture();
-	for (i = 0; i < 100; i++) {
-		snprintf(ip, sizeof(ip), "198.51.100.%d", i + 1);
+	/* More sources than are remembered: the counts of those forgotten
+	 * are lines of the same rate, not lines beyond it. */
+	for (i = 0; i < 400; i++) {
+		snprintf(ip, sizeof(ip), "198.51.%d.%d", 100 + i / 200, i % 200 + 1);
 		ss = sockaddr_of(ip, 1);
-		for (j = 0; j < 3; j++)
+		for (j = 0; j < 7; j++)
 			peer_log(&ss, LOG_WARNING, "from %s", ip);
 	}
 	CHECK(lines <= PEERLOG_ALL_BURST);
