@@ -769,8 +769,12 @@ static int conn_delete(struct runtime *rt, const struct target_conf *t,
 	return conn_gone(t->tid, req->sid, cid, false, err, errlen);
 }
 
-/* Close every session still there and delete every target. */
-static int all_gone(struct runtime *rt, char *err, size_t errlen)
+/*
+ * Close every session still there and delete every target; marked: they
+ * were marked deleting for it (what stays takes logins again).
+ */
+static int all_gone(struct runtime *rt, bool marked, char *err,
+		    size_t errlen)
 {
 	struct kstate st;
 	size_t i;
@@ -806,7 +810,7 @@ static int all_gone(struct runtime *rt, char *err, size_t errlen)
 		log_info("ietadm: every session closed and every target deleted");
 	ret = first;
 out:
-	for (i = 0; i < rt->cfg.nr_targets; i++)
+	for (i = 0; marked && i < rt->cfg.nr_targets; i++)
 		rt->cfg.targets[i].deleting = false;
 	return ret;
 }
@@ -816,7 +820,7 @@ static int all_gone_later(struct runtime *rt, const struct ctl_later *l,
 {
 	(void)l;
 	(void)out;
-	return all_gone(rt, err, errlen);
+	return all_gone(rt, true, err, errlen);
 }
 
 /*
@@ -836,7 +840,7 @@ static int stop_all(struct runtime *rt, unsigned int wait, char *err,
 	}
 	if (ret != -ENOENT)
 		return ret;
-	return all_gone(rt, err, errlen);
+	return all_gone(rt, false, err, errlen);
 }
 
 /* --params LogoutTimeout=SECONDS of --op delete; -1 when not given. */

@@ -149,9 +149,15 @@ static bool same_accounts(const struct auth *a, const struct auth *b)
 		return false;
 	for (i = 0; i < a->nr_incoming; i++) {
 		const struct account *o = auth_incoming(b, a->incoming[i].user);
+		unsigned int k;
 
-		if (!o || strcmp(o->secret, a->incoming[i].secret))
+		if (!o || strcmp(o->secret, a->incoming[i].secret) ||
+		    o->nr_initiators != a->incoming[i].nr_initiators)
 			return false;
+		/* The same names, in any order. */
+		for (k = 0; k < o->nr_initiators; k++)
+			if (!account_admits(&a->incoming[i], o->initiators[k]))
+				return false;
 	}
 	return true;
 }

@@ -42,9 +42,23 @@ static void log_plan(const struct plan *p, const char *what)
 	textbuf_free(&tb);
 }
 
-/* Take the plan's result as the running model. */
+/*
+ * Take the plan's result as the running model. A target being deleted
+ * (its initiators asked to log out, ctl_ops.h) stays marked: a reload
+ * meanwhile must not let them log in again.
+ */
 static void adopt_result(struct runtime *rt, struct plan *p)
 {
+	size_t i;
+
+	for (i = 0; i < p->result.nr_targets; i++) {
+		struct target_conf *t = &p->result.targets[i];
+		const struct target_conf *old = config_target_by_tid(&rt->cfg,
+								     t->tid);
+
+		if (old && old->deleting && !strcasecmp(old->name, t->name))
+			t->deleting = true;
+	}
 	config_free(&rt->cfg);
 	rt->cfg = p->result;
 	memset(&p->result, 0, sizeof(p->result));
@@ -61,8 +75,11 @@ int runtime_resume(const struct config *prev, struct config *file)
 								      t->name);
 		struct target_conf copy;
 
-		if (!ran) {
-			/* Deleted with ietadm: not brought back by a restart. */
+		if (!ran || ran->origin == ORIGIN_ADMIN) {
+			/*
+			 * Deleted with ietadm: not brought back by a restart.
+			 * Made again with ietadm: ietadm's, as it ran.
+			 */
 			config_del_target(file, t->tid);
 			continue;
 		}

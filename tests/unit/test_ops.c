@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "ctl.h"
+#include "ctl_ops.h"
 #include "helpers.h"
 #include "kernel_fake.h"
 #include "logout.h"
@@ -953,10 +954,45 @@ TEST(ops_an_account_made_with_ietadm_may_name_its_initiators)
 	of_free(&f);
 }
 
+/*
+ * A delete that waits for its initiators keeps its target refusing logins
+ * through a reload meanwhile, and ends it once they are gone.
+ */
+TEST(ops_a_reload_while_a_delete_waits_keeps_the_target_going)
+{
+	struct ctl_req r = { .version = CTL_VERSION,
+			     .fields = CTL_F_TID | CTL_F_PARAMS, .tid = 1 };
+	struct ctl_later *later;
+	struct ofx f;
+	uint16_t cid = 0;
+
+	of_init(&f, CONF "Target " TARGET2 "\n");
+	REQUIRE(fake_add_session(1, make_sid(0x1234, 7), INITIATOR, NULL,
+				 &cid, 1) == 0);
+	fake_logout_held(true);
+	strcpy(r.op, "delete");
+	strcpy(r.params, "LogoutTimeout=30");
+	REQUIRE_EQ(ctl_start(&f.fx.rt, &r, &f.out, &later, err, sizeof(err)),
+		   -EINPROGRESS);
+	REQUIRE(later != NULL);
+	CHECK(config_target_by_tid(&f.fx.rt.cfg, 1)->deleting);
+	CHECK(logout_poll(&later->lw, now_ms()) > 0);
+	REQUIRE(op(&f, (struct rq){ "reload" }) == 0);
+	CHECK(config_target_by_tid(&f.fx.rt.cfg, 1)->deleting);
+	CHECK(!config_target_by_tid(&f.fx.rt.cfg, 2)->deleting);
+	fake_logout_go();
+	CHECK_EQ(logout_poll(&later->lw, now_ms()), 0);
+	CHECK_EQ(ctl_finish(&f.fx.rt, later, &f.out, err, sizeof(err)), 0);
+	CHECK(config_target_by_tid(&f.fx.rt.cfg, 1) == NULL);
+	CHECK(fake_target(1) == NULL);
+	of_free(&f);
+}
+
 #define REVOKE_CONF	"IncomingUser disc disc-secret-0001\n" \
 	"Target " TARGET1 "\n IncomingUser joe joe-secret-00001\n" \
 	" IncomingUser ann ann-secret-00001\n Lun 0 Type=nullio\n" \
-	"Target " TARGET2 "\n Lun 0 Type=nullio\n"
+	"Target " TARGET2 "\n Lun 0 Type=nullio\n" \
+	"Target " NEWT "\n IncomingUser bob bob-secret-00001\n Lun 0 Type=nullio\n"
 #define DIGEST_A	"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define DIGEST_B	"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
@@ -994,6 +1030,10 @@ TEST(ops_a_restart_with_the_same_file_keeps_what_ietadm_revoked)
 	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_USER | CTL_F_PARAMS,
 			.params = "IncomingUser=disc" }) == 0);
 	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID, 2 }) == 0);
+	/* Deleted and made again with ietadm, with no account: stays so. */
+	REQUIRE(op(&f, (struct rq){ "delete", CTL_F_TID, 3 }) == 0);
+	REQUIRE(op(&f, (struct rq){ "new", CTL_F_TID, 3,
+			.params = "Name=" NEWT }) == 0);
 	made = fake_count(F_TARGET_NEW);
 
 	restart(&f, &rt2, DIGEST_A);
@@ -1004,6 +1044,10 @@ TEST(ops_a_restart_with_the_same_file_keeps_what_ietadm_revoked)
 	CHECK_EQ(t->origin, ORIGIN_FILE);
 	CHECK_EQ(rt2.cfg.auth.nr_incoming, 0);
 	CHECK(config_target_by_name(&rt2.cfg, TARGET2) == NULL);
+	t = config_target_by_name(&rt2.cfg, NEWT);
+	REQUIRE(t != NULL);
+	CHECK_EQ(t->origin, ORIGIN_ADMIN);
+	CHECK_EQ(t->auth.nr_incoming, 0);
 	CHECK_EQ(fake_count(F_TARGET_NEW), made);
 	/* And again: the resumed state records the same file. */
 	CHECK_STR(rt2.cfg.digest, DIGEST_A);
