@@ -653,19 +653,65 @@ static bool in_login(const struct server *srv,
 	return false;
 }
 
+/* Places held by each source (source_key()), for choosing whom to shed. */
+#define SHED_SLOTS	4096	/* a power of two, above MAX_CONNS */
+
+struct shed_slot {
+	uint8_t key[16];
+	int len;			/* 0: free */
+	unsigned int held;
+};
+
+static struct shed_slot *shed_slot(struct shed_slot *t, const uint8_t *key,
+				   int len)
+{
+	uint32_t h = 2166136261u;
+	int i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ key[i]) * 16777619u;
+	for (;; h++) {
+		struct shed_slot *s = &t[h & (SHED_SLOTS - 1)];
+
+		if (!s->len || (s->len == len && !memcmp(s->key, key, len))) {
+			s->len = len;
+			memcpy(s->key, key, len);
+			return s;
+		}
+	}
+}
+
 /*
- * All peers hold every place: the connection that has been idle longest
- * of those no CHAP admitted makes room, or NULL if every one is a
- * discovery session that authenticated.
+ * All peers hold every place: one of those no CHAP admitted makes room,
+ * of the source that holds the most of them (a flood's, not the one real
+ * initiator's among it, however busy the flood keeps its connections),
+ * the one idle longest; NULL if every one is a discovery session that
+ * authenticated.
  */
 static struct conn *idlest(const struct server *srv)
 {
+	static struct shed_slot table[SHED_SLOTS];
 	struct conn *c, *victim = NULL;
+	unsigned int most = 0;
+	uint8_t key[16];
 
+	if (srv->nr_conns >= SHED_SLOTS)	/* cannot be: MAX_CONNS */
+		return NULL;
+	memset(table, 0, sizeof(table));
 	for (c = srv->conns; c; c = c->next)
-		if (!c->authenticated &&
-		    (!victim || c->active < victim->active))
+		if (!c->authenticated)
+			shed_slot(table, key, source_key(&c->peer_addr, key))->held++;
+	for (c = srv->conns; c; c = c->next) {
+		unsigned int held;
+
+		if (c->authenticated)
+			continue;
+		held = shed_slot(table, key, source_key(&c->peer_addr, key))->held;
+		if (held > most || (held == most && c->active < victim->active)) {
 			victim = c;
+			most = held;
+		}
+	}
 	return victim;
 }
 

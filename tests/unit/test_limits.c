@@ -125,6 +125,36 @@ TEST(limits_beyond_the_global_cap_the_idlest_connection_makes_room)
 	fx_free(&fx);
 }
 
+/*
+ * The place a newcomer takes is the flood's: of the source holding the
+ * most, even when the one real initiator's connection is the idlest.
+ */
+TEST(limits_the_source_holding_most_places_sheds_first)
+{
+	struct fixture fx;
+	int real, flood[5], fd, i;
+
+	fx_init(&fx, CONF);
+	fx.srv.max_conns = 6;
+	fx.srv.max_conns_per_addr = 8;
+	real = fx_connect_from(&fx, "127.0.0.40");
+	fx_run(&fx, 2);
+	for (i = 0; i < 5; i++) {
+		flood[i] = fx_connect_from(&fx, "127.0.0.41");
+		fx_run(&fx, 2);
+	}
+	fd = fx_connect_from(&fx, "127.0.0.42");
+	CHECK(!closed_now(&fx, fd));
+	CHECK(!closed_now(&fx, real));
+	CHECK(closed_now(&fx, flood[0]));
+	CHECK_EQ(fx.srv.evicted, 1);
+	close(real);
+	close(fd);
+	for (i = 0; i < 5; i++)
+		close(flood[i]);
+	fx_free(&fx);
+}
+
 /* One host can take all the addresses of its /64: they share a limit. */
 TEST(limits_an_ipv6_64_holds_at_most_its_own_limit)
 {
