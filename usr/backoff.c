@@ -19,6 +19,13 @@ struct entry {
 };
 
 static struct entry entries[ENTRIES];
+static unsigned int nr_used;		/* none: nothing to look at */
+
+static void forget(struct entry *e)
+{
+	e->used = false;
+	nr_used--;
+}
 
 static bool same_source(const struct entry *e, const uint8_t *key, int len)
 {
@@ -33,7 +40,7 @@ static struct entry *find(const uint8_t *key, int len, uint32_t scope,
 
 	for (e = entries; e < entries + ENTRIES; e++) {
 		if (e->used && now - e->last >= BACKOFF_FORGET_MS)
-			e->used = false;
+			forget(e);
 		if (same_source(e, key, len) && e->scope == scope)
 			return e;
 	}
@@ -64,6 +71,8 @@ void backoff_failed(const struct sockaddr_storage *src, uint32_t scope,
 				victim = e;
 		}
 		e = victim;
+		if (!e->used)
+			nr_used++;
 		memset(e, 0, sizeof(*e));
 		e->used = true;
 		e->len = len;
@@ -88,34 +97,41 @@ void backoff_passed(const struct sockaddr_storage *src, uint32_t scope,
 	struct entry *e = len ? find(key, len, scope, now) : NULL;
 
 	if (e)
-		e->used = false;
+		forget(e);
+}
+
+uint64_t backoff_check(const struct sockaddr_storage *src, uint64_t now,
+		       unsigned int *failures)
+{
+	uint8_t key[16];
+	int len = nr_used ? source_key(src, key) : 0;
+	uint64_t wait = 0;
+	struct entry *e;
+
+	*failures = 0;
+	for (e = entries; len && e < entries + ENTRIES; e++) {
+		if (!same_source(e, key, len) || now - e->last >= BACKOFF_FORGET_MS)
+			continue;
+		if (e->failures > *failures)
+			*failures = e->failures;
+		if (e->until > now && e->until - now > wait)
+			wait = e->until - now;
+	}
+	return wait;
 }
 
 uint64_t backoff_wait(const struct sockaddr_storage *src, uint64_t now)
 {
-	uint8_t key[16];
-	int len = source_key(src, key);
-	uint64_t wait = 0;
-	struct entry *e;
+	unsigned int failures;
 
-	for (e = entries; len && e < entries + ENTRIES; e++)
-		if (same_source(e, key, len) && e->until > now &&
-		    e->until - now > wait)
-			wait = e->until - now;
-	return wait;
+	return backoff_check(src, now, &failures);
 }
 
 unsigned int backoff_failures(const struct sockaddr_storage *src,
 			      uint64_t now)
 {
-	uint8_t key[16];
-	int len = source_key(src, key);
-	unsigned int most = 0;
-	struct entry *e;
+	unsigned int failures;
 
-	for (e = entries; len && e < entries + ENTRIES; e++)
-		if (same_source(e, key, len) &&
-		    now - e->last < BACKOFF_FORGET_MS && e->failures > most)
-			most = e->failures;
-	return most;
+	backoff_check(src, now, &failures);
+	return failures;
 }

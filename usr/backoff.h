@@ -28,6 +28,12 @@ void backoff_failed(const struct sockaddr_storage *src, uint32_t scope,
 		    uint64_t now);
 void backoff_passed(const struct sockaddr_storage *src, uint32_t scope,
 		    uint64_t now);
+/*
+ * How long src must still wait (ms), 0 if it may try now, and its most
+ * failures in one scope: one pass, made at every accept.
+ */
+uint64_t backoff_check(const struct sockaddr_storage *src, uint64_t now,
+		       unsigned int *failures);
 /* How long src must still wait (ms), 0 if it may try now. */
 uint64_t backoff_wait(const struct sockaddr_storage *src, uint64_t now);
 /* Its most failures in one scope (the log, and one login at a time). */

@@ -579,6 +579,10 @@ int account_set_initiators(struct account *acc, const char *list, char *err,
 		name[len] = '\0';
 		if (iscsi_name_check(name, err, errlen))
 			goto fail;
+		if (account_admits(acc, name) && acc->nr_initiators) {
+			snprintf(err, errlen, "%.223s listed twice", name);
+			goto fail;
+		}
 		acc->nr_initiators++;
 		p += len;
 		if (*p && !*++p) {

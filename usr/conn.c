@@ -418,15 +418,15 @@ static int login_step(struct conn *c, const uint8_t *data, size_t dlen)
 		return send_pdu(c, &out, AFTER_READ);
 	case LOGIN_DONE:
 		if (*login_auth_info(c->login))
-			backoff_passed(&c->peer_addr,
-				       login_outcome(c->login)->tid, now_ms());
+			backoff_passed(&c->peer_addr, login_scope(c->login),
+				       now_ms());
 		return send_pdu(c, &out, login_outcome(c->login)->discovery ?
 				AFTER_DISCOVERY : AFTER_HANDOFF);
 	case LOGIN_FAILED:
 		c->srv->failures++;
 		if (login_chap_wrong(c->login))
-			backoff_failed(&c->peer_addr,
-				       login_outcome(c->login)->tid, now_ms());
+			backoff_failed(&c->peer_addr, login_scope(c->login),
+				       now_ms());
 		peer_log(&c->peer_addr, LOG_WARNING,
 			 "%s: login%s%s refused: %s", c->peer,
 			 *login_initiator(c->login) ? " of " : "",
@@ -657,13 +657,18 @@ static bool in_login(const struct server *srv,
 #define SHED_SLOTS	4096	/* a power of two, above MAX_CONNS */
 
 struct shed_slot {
+	uint64_t gen;			/* in use in that pass; else free */
 	uint8_t key[16];
-	int len;			/* 0: free */
+	int len;			/* 0: a peer of no address family */
 	unsigned int held;
 };
 
-static struct shed_slot *shed_slot(struct shed_slot *t, const uint8_t *key,
-				   int len)
+/*
+ * The slot of key in this pass (gen): found, or taken where the probe
+ * meets a free one. Never full: fewer connections than slots.
+ */
+static struct shed_slot *shed_slot(struct shed_slot *t, uint64_t gen,
+				   const uint8_t *key, int len)
 {
 	uint32_t h = 2166136261u;
 	int i;
@@ -673,11 +678,15 @@ static struct shed_slot *shed_slot(struct shed_slot *t, const uint8_t *key,
 	for (;; h++) {
 		struct shed_slot *s = &t[h & (SHED_SLOTS - 1)];
 
-		if (!s->len || (s->len == len && !memcmp(s->key, key, len))) {
+		if (s->gen != gen) {
+			s->gen = gen;
 			s->len = len;
 			memcpy(s->key, key, len);
+			s->held = 0;
 			return s;
 		}
+		if (s->len == len && !memcmp(s->key, key, len))
+			return s;
 	}
 }
 
@@ -691,23 +700,27 @@ static struct shed_slot *shed_slot(struct shed_slot *t, const uint8_t *key,
 static struct conn *idlest(const struct server *srv)
 {
 	static struct shed_slot table[SHED_SLOTS];
+	static uint64_t gen;		/* a pass of its own: no clearing */
 	struct conn *c, *victim = NULL;
 	unsigned int most = 0;
 	uint8_t key[16];
 
 	if (srv->nr_conns >= SHED_SLOTS)	/* cannot be: MAX_CONNS */
 		return NULL;
-	memset(table, 0, sizeof(table));
+	gen++;
 	for (c = srv->conns; c; c = c->next)
 		if (!c->authenticated)
-			shed_slot(table, key, source_key(&c->peer_addr, key))->held++;
+			shed_slot(table, gen, key,
+				  source_key(&c->peer_addr, key))->held++;
 	for (c = srv->conns; c; c = c->next) {
 		unsigned int held;
 
 		if (c->authenticated)
 			continue;
-		held = shed_slot(table, key, source_key(&c->peer_addr, key))->held;
-		if (held > most || (held == most && c->active < victim->active)) {
+		held = shed_slot(table, gen, key,
+				 source_key(&c->peer_addr, key))->held;
+		if (!victim || held > most ||
+		    (held == most && c->active < victim->active)) {
 			victim = c;
 			most = held;
 		}
@@ -735,8 +748,7 @@ void server_accept_from(struct server *srv, int fd,
 	struct conn *c;
 	socklen_t len;
 
-	wait = backoff_wait(peer, now_ms());
-	fails = backoff_failures(peer, now_ms());
+	wait = backoff_check(peer, now_ms(), &fails);
 	if (wait) {
 		snprintf(pause, sizeof(pause),
 			 "wrong CHAP responses from this source (%u): the next connection is taken in %llu ms",

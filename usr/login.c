@@ -153,6 +153,11 @@ bool login_chap_wrong(const struct login *l)
 	return l->chap_wrong;
 }
 
+uint32_t login_scope(const struct login *l)
+{
+	return l->discovery || !l->target ? 0 : l->target->tid;
+}
+
 static uint32_t cmd_window(const struct login *l)
 {
 	if (l->discovery || !l->target)

@@ -94,5 +94,10 @@ const char *login_auth_info(const struct login *l);
  * guess of a secret), not on a method refused or a key missing.
  */
 bool login_chap_wrong(const struct login *l);
+/*
+ * The accounts' scope the login is in: its target's tid once it is
+ * known, 0 for discovery (and before a target is named).
+ */
+uint32_t login_scope(const struct login *l);
 
 #endif

@@ -154,7 +154,7 @@ static bool same_accounts(const struct auth *a, const struct auth *b)
 		if (!o || strcmp(o->secret, a->incoming[i].secret) ||
 		    o->nr_initiators != a->incoming[i].nr_initiators)
 			return false;
-		/* The same names, in any order. */
+		/* The same names, in any order (none twice: config.c). */
 		for (k = 0; k < o->nr_initiators; k++)
 			if (!account_admits(&a->incoming[i], o->initiators[k]))
 				return false;

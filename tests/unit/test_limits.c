@@ -148,6 +148,20 @@ TEST(limits_the_source_holding_most_places_sheds_first)
 	CHECK(!closed_now(&fx, real));
 	CHECK(closed_now(&fx, flood[0]));
 	CHECK_EQ(fx.srv.evicted, 1);
+	/* A peer without an address (reset before accept) is one more. */
+	{
+		struct sockaddr_storage none = { 0 };
+		int sv[2];
+
+		REQUIRE(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+		server_accept_from(&fx.srv, sv[0], &none);
+		CHECK_EQ(fx.srv.nr_conns, 6);
+		close(fd);
+		fd = fx_connect_from(&fx, "127.0.0.43");
+		CHECK(!closed_now(&fx, fd));
+		CHECK_EQ(fx.srv.evicted, 3);
+		close(sv[1]);
+	}
 	close(real);
 	close(fd);
 	for (i = 0; i < 5; i++)
@@ -552,6 +566,9 @@ TEST(limits_wrong_chap_responses_make_their_source_wait)
 	CHECK_EQ(chap_guess(&fx, "127.0.0.5"), 0x0201);
 	/* ...but after it the source waits. */
 	CHECK(backoff_wait(&a, now_ms()) > BACKOFF_FIRST_MS / 2);
+	/* Counted for the target guessed at: discovery's login clears none. */
+	backoff_passed(&a, 0, now_ms());
+	CHECK(backoff_failures(&a, now_ms()) > BACKOFF_FREE);
 	fd = fx_connect_from(&fx, "127.0.0.5");
 	CHECK(closed_now(&fx, fd));
 	close(fd);
@@ -566,7 +583,8 @@ TEST(limits_wrong_chap_responses_make_their_source_wait)
 TEST(limits_a_guessing_source_has_one_login_at_a_time)
 {
 	struct fixture fx;
-	uint64_t long_ago = now_ms() - 10 * BACKOFF_MAX_MS;
+	/* Five failures wait 2 s at most: 4 s ago, theirs is over. */
+	uint64_t long_ago = now_ms() - 4 * BACKOFF_FIRST_MS;
 	struct sockaddr_storage a = sockaddr_of("127.0.0.7", 0);
 	int i, one, two, other;
 
