@@ -252,7 +252,6 @@ def test_fence_scsi_fences_one_of_two_nodes(ietd, backing, nexuses):
             Path(f).unlink(missing_ok=True)
 
 
-@pytest.mark.guard
 def test_a_fenced_node_cannot_write_the_fenced_lun_through_an_xcopy_to_another(
         ietd, backing, nexuses, tmp_path):
     """Node B fences node A off LUN 1 as fence_scsi does (both register,
