@@ -220,12 +220,7 @@ const struct kstate *fake_state(void)
 
 const struct ktarget *fake_target(uint32_t tid)
 {
-	size_t i;
-
-	for (i = 0; i < f.st.nr_targets; i++)
-		if (f.st.targets[i].tid == tid)
-			return &f.st.targets[i];
-	return NULL;
+	return find_target(tid);
 }
 
 int fake_conn_fd(uint32_t tid, uint64_t sid, uint16_t cid)
