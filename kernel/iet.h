@@ -394,14 +394,6 @@ void iet_pool_submit(struct iet_target *target, struct iet_cmd *cmd);
 
 /* ---- sessions ---------------------------------------------------------- */
 
-/* A unit attention waiting to be reported to one I_T nexus. */
-struct iet_ua {
-	struct list_head list;
-	u32 lun;
-	u8 asc;
-	u8 ascq;
-};
-
 /*
  * An I_T nexus whose session ended (SAM-5 6.3.4), remembered so that the
  * initiator port's next session hears I_T NEXUS LOSS OCCURRED rather than
@@ -448,7 +440,7 @@ struct iet_session {
 	u32 in_flight;				/* non-immediate, unanswered */
 	atomic_t immediate;			/* immediate, unanswered */
 	struct list_head pending;		/* out of order, by CmdSN */
-	struct list_head ua;			/* struct iet_ua */
+	struct xarray ua;			/* LUN -> unit attentions (ua.c) */
 	struct iet_copy_status copies[IET_COPIES_HELD];
 	u8 copy_next;				/* the one replaced next */
 	atomic_t copies_running;		/* EXTENDED COPYs running */
@@ -472,6 +464,8 @@ void iet_session_put(struct iet_session *session);
 void iet_session_window(struct iet_session *session, u32 *exp, u32 *max);
 void iet_session_done(struct iet_session *session, struct iet_cmd *cmd);
 bool iet_session_in_window(struct iet_session *session, u32 cmdsn);
+void iet_ua_init(struct iet_session *session);
+void iet_ua_destroy(struct iet_session *session);
 void iet_ua_add(struct iet_target *target, struct iet_session *except,
 		u32 lun, u8 asc, u8 ascq);
 void iet_ua_add_session(struct iet_session *session, u32 lun, u8 asc, u8 ascq);

@@ -136,7 +136,7 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 	strscpy(session->initiator, initiator, sizeof(session->initiator));
 	INIT_LIST_HEAD(&session->conns);
 	INIT_LIST_HEAD(&session->pending);
-	INIT_LIST_HEAD(&session->ua);
+	iet_ua_init(session);
 	spin_lock_init(&session->lock);
 	memcpy(session->keys, session_defaults, sizeof(session->keys));
 	ret = iet_parse_params(keys, session->keys, IET_KEY_MAX,
@@ -200,11 +200,9 @@ static void session_release(struct kref *kref)
 {
 	struct iet_session *session =
 		container_of(kref, struct iet_session, kref);
-	struct iet_ua *ua, *tmp;
 
 	WARN_ON_ONCE(!list_empty(&session->pending));
-	list_for_each_entry_safe(ua, tmp, &session->ua, list)
-		kfree(ua);
+	iet_ua_destroy(session);
 	iet_target_put(session->target);
 	kfree(session);
 }
@@ -320,84 +318,4 @@ void iet_session_done(struct iet_session *session, struct iet_cmd *cmd)
 	spin_lock(&session->lock);
 	session->in_flight--;
 	spin_unlock(&session->lock);
-}
-
-/* Queue a unit attention for one session, for lun or any LUN, once. */
-void iet_ua_add_session(struct iet_session *session, u32 lun, u8 asc, u8 ascq)
-{
-	struct iet_ua *ua, *old;
-	bool dup = false;
-
-	ua = kmalloc(sizeof(*ua), GFP_NOIO);
-	if (!ua)
-		return;
-	ua->lun = lun;
-	ua->asc = asc;
-	ua->ascq = ascq;
-	spin_lock(&session->lock);
-	list_for_each_entry(old, &session->ua, list)
-		dup |= old->lun == ua->lun && old->asc == asc &&
-		       old->ascq == ascq;
-	if (!dup)
-		list_add_tail(&ua->list, &session->ua);
-	spin_unlock(&session->lock);
-	if (dup)
-		kfree(ua);
-}
-
-/* Queue a unit attention for every session but one, for lun or any LUN. */
-void iet_ua_add(struct iet_target *target, struct iet_session *except,
-		u32 lun, u8 asc, u8 ascq)
-{
-	struct iet_session *session;
-
-	mutex_lock(&target->lock);
-	list_for_each_entry(session, &target->sessions, list)
-		if (session != except)
-			iet_ua_add_session(session, lun, asc, ascq);
-	mutex_unlock(&target->lock);
-}
-
-/*
- * The unit attention lun would report next, left in place (QUERY
- * ASYNCHRONOUS EVENT); returns how many are pending for it.
- */
-unsigned int iet_ua_peek(struct iet_session *session, u32 lun, u8 *asc,
-			 u8 *ascq)
-{
-	unsigned int nr = 0;
-	struct iet_ua *ua;
-
-	spin_lock(&session->lock);
-	list_for_each_entry(ua, &session->ua, list) {
-		if (ua->lun != lun && ua->lun != IET_LUN_ANY)
-			continue;
-		if (!nr++) {
-			*asc = ua->asc;
-			*ascq = ua->ascq;
-		}
-	}
-	spin_unlock(&session->lock);
-	return nr;
-}
-
-bool iet_ua_take(struct iet_session *session, u32 lun, u8 *asc, u8 *ascq)
-{
-	struct iet_ua *ua, *found = NULL;
-
-	spin_lock(&session->lock);
-	list_for_each_entry(ua, &session->ua, list) {
-		if (ua->lun == lun || ua->lun == IET_LUN_ANY) {
-			list_del(&ua->list);
-			found = ua;
-			break;
-		}
-	}
-	spin_unlock(&session->lock);
-	if (!found)
-		return false;
-	*asc = found->asc;
-	*ascq = found->ascq;
-	kfree(found);
-	return true;
 }
