@@ -275,6 +275,7 @@ struct iet_lun {
 	bool swp;				/* software write protect */
 	bool d_sense;				/* descriptor format sense */
 	bool tas;				/* TASK ABORTED to other nexuses */
+	bool mode_select;			/* IET_A_LUN_MODE_SELECT */
 	bool thin;				/* unmap() works here */
 	bool lbprz;				/* unmapped blocks read as zeros */
 	bool thin_allowed;			/* IET_A_LUN_THIN */
@@ -294,6 +295,7 @@ struct iet_lun_params {
 	u32 phys_block_size;
 	u32 rotation_rate;
 	bool thin;				/* where the storage can */
+	bool mode_select;			/* initiators may change them */
 	u64 blocks;				/* nullio: 0 is the default */
 };
 

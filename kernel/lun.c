@@ -119,6 +119,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	lun->pbexp = ilog2(p->phys_block_size) - lun->blkbits;
 	lun->rotation_rate = p->rotation_rate;
 	lun->thin_allowed = p->thin;
+	lun->mode_select = p->mode_select;
 	lun->blocks = p->blocks;
 	lun->ops = backend(p->type);
 	if (!lun->ops) {

@@ -90,6 +90,7 @@ static const struct nla_policy iet_policy[IET_A_MAX + 1] = {
 	[IET_A_LUN_ROTATION_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32,
 							  &rotation_range),
 	[IET_A_LUN_THIN] = NLA_POLICY_MAX(NLA_U32, 1),
+	[IET_A_LUN_MODE_SELECT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[IET_A_PR_CLEAR] = NLA_POLICY_RANGE(NLA_U32, IET_PR_RELEASE,
 					    __IET_PR_CLEAR_MAX - 1),
 	[IET_A_TPGT] = NLA_POLICY_FULL_RANGE(NLA_U32, &one_u16_range),
@@ -383,7 +384,8 @@ static int fill_lun(struct sk_buff *skb, struct iet_target *target,
 	    nla_put_u32(skb, IET_A_LUN_PHYS_BLOCK_SIZE,
 			lun->block_size << lun->pbexp) ||
 	    nla_put_u32(skb, IET_A_LUN_ROTATION_RATE, lun->rotation_rate) ||
-	    nla_put_u32(skb, IET_A_LUN_THIN, lun->thin_allowed))
+	    nla_put_u32(skb, IET_A_LUN_THIN, lun->thin_allowed) ||
+	    nla_put_u32(skb, IET_A_LUN_MODE_SELECT, lun->mode_select))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -550,6 +552,8 @@ static int lun_new(struct sk_buff *skb, struct genl_info *info)
 	/* A 512e LUN says so; by default the physical block is the logical. */
 	p.phys_block_size = get_u32_or(a[IET_A_LUN_PHYS_BLOCK_SIZE],
 				       p.block_size);
+	p.mode_select = get_u32_or(a[IET_A_LUN_MODE_SELECT],
+				   p.iomode != IET_IOMODE_WT);
 	ret = iet_lun_add(target, nla_get_u32(a[IET_A_LUN]), &p, info->extack);
 	changed();
 	return ret;

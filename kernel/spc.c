@@ -410,13 +410,20 @@ static u32 page_rw_recovery(struct iet_lun *lun, const struct mode_vals *v,
 	return 12;
 }
 
-/* WCE: only a write-protected LUN cannot have it changed. */
+/*
+ * A LUN's mode parameters are every initiator's: where the LUN does not
+ * let initiators change them (ModeSelect=No, the default of IOMode=wt)
+ * MODE SENSE reports nothing changeable, and MODE SELECT changing a bit
+ * ends INVALID FIELD IN PARAMETER LIST.
+ */
+
+/* WCE: changeable unless the LUN is write-protected. */
 static u32 page_caching(struct iet_lun *lun, const struct mode_vals *v,
 			bool mask, u8 *d)
 {
 	d[0] = 0x08;
 	d[1] = 0x12;
-	if (mask ? lun->iomode != IET_IOMODE_RO : v->wce)
+	if (mask ? lun->mode_select && lun->iomode != IET_IOMODE_RO : v->wce)
 		d[2] = 0x04;
 	return 20;
 }
@@ -427,6 +434,8 @@ static u32 page_control(struct iet_lun *lun, const struct mode_vals *v,
 {
 	d[0] = 0x0a;
 	d[1] = 0x0a;
+	if (mask && !lun->mode_select)
+		return 12;
 	if (mask) {
 		d[2] = 0x04;
 		d[4] = 0x08;

@@ -599,12 +599,12 @@ fail:
 enum lun_arg {
 	ARG_PATH, ARG_TYPE, ARG_IOMODE, ARG_SCSI_ID, ARG_SCSI_SN,
 	ARG_BLOCK_SIZE, ARG_BLOCKS, ARG_PHYS_BLOCK_SIZE, ARG_ROTATION_RATE,
-	ARG_THIN, NR_ARGS
+	ARG_THIN, ARG_MODE_SELECT, NR_ARGS
 };
 
 static const char *const lun_args[NR_ARGS] = {
 	"Path", "Type", "IOMode", "ScsiId", "ScsiSN", "BlockSize", "Blocks",
-	"PhysicalBlockSize", "RotationRate", "ThinProvisioning",
+	"PhysicalBlockSize", "RotationRate", "ThinProvisioning", "ModeSelect",
 };
 
 static int check_id(const char *v, size_t max, char *err, size_t errlen)
@@ -731,6 +731,15 @@ static int lun_arg_set(struct lun_conf *lun, enum lun_arg a, const char *v,
 		lun->thin_off = !yes;
 		return 0;
 	}
+	case ARG_MODE_SELECT: {
+		uint32_t yes;
+
+		/* As the IOMode it comes with says, once the list is read. */
+		if (parse_yes_no(v, &yes, err, errlen))
+			return -EINVAL;
+		lun->mode_select = yes ? MODE_SELECT_YES : MODE_SELECT_NO;
+		return 0;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -827,6 +836,9 @@ int lun_parse_args(const char *args, struct lun_conf *lun, char *err,
 		snprintf(err, errlen, "Blocks: size exceeds 2^63 bytes");
 		return -EINVAL;
 	}
+	if (lun->mode_select != MODE_SELECT_DEFAULT)
+		lun->mode_select = lun_mode_select_of(lun,
+			lun->mode_select == MODE_SELECT_YES);
 	return 0;
 }
 

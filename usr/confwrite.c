@@ -72,6 +72,8 @@ int lun_args_format(const struct lun_conf *lun, char *buf, size_t len)
 		ADD(",RotationRate=%u", lun->rotation_rate);
 	if (lun->thin_off)
 		ADD(",ThinProvisioning=No");
+	if (lun->mode_select != MODE_SELECT_DEFAULT)
+		ADD(",ModeSelect=%s", lun_mode_select(lun) ? "Yes" : "No");
 	if (lun->type == IET_LUN_NULLIO && lun->blocks)
 		ADD(",Blocks=%llu", (unsigned long long)lun->blocks);
 #undef ADD

@@ -159,6 +159,8 @@ int kmsg_lun_new(void *buf, size_t len, const struct kmsg_to *to,
 		put_u32(&m, IET_A_LUN_ROTATION_RATE, lun->rotation_rate);
 	if (lun->thin_off)
 		put_u32(&m, IET_A_LUN_THIN, 0);
+	if (lun->mode_select != MODE_SELECT_DEFAULT)
+		put_u32(&m, IET_A_LUN_MODE_SELECT, lun_mode_select(lun));
 	return done(&m);
 }
 

@@ -181,6 +181,9 @@ int kreply_lun(const struct nlmsghdr *nlh, struct ktarget *t)
 	l->conf.rotation_rate = get_u32(tb[IET_A_LUN_ROTATION_RATE]);
 	l->conf.thin_off = valid(tb[IET_A_LUN_THIN], MNL_TYPE_U32) &&
 			   !get_u32(tb[IET_A_LUN_THIN]);
+	if (valid(tb[IET_A_LUN_MODE_SELECT], MNL_TYPE_U32))
+		l->conf.mode_select = lun_mode_select_of(&l->conf,
+			get_u32(tb[IET_A_LUN_MODE_SELECT]));
 	get_stats(tb[IET_A_STATS], &l->stats);
 	return 0;
 }

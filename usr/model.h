@@ -46,6 +46,16 @@ struct kstats {
 	uint64_t errors;
 };
 
+/*
+ * ModeSelect: whether initiators may change a LUN's mode parameters. Not
+ * given, or given as its default, it is as IOMode says: No for wt.
+ */
+enum lun_mode_select {
+	MODE_SELECT_DEFAULT,
+	MODE_SELECT_NO,
+	MODE_SELECT_YES,
+};
+
 struct lun_conf {
 	uint32_t lun;
 	uint32_t type;			/* enum iet_lun_type */
@@ -57,6 +67,7 @@ struct lun_conf {
 	uint32_t phys_block_size;	/* 0 = as block_size */
 	uint32_t rotation_rate;		/* VPD 0xb1; 0 = not reported */
 	bool thin_off;			/* ThinProvisioning=No */
+	uint8_t mode_select;		/* enum lun_mode_select: ModeSelect= */
 	uint64_t blocks;		/* nullio size; 0 = kernel default */
 	unsigned int line;		/* where it was configured, 0 = ietadm */
 };
@@ -222,6 +233,27 @@ void lun_conf_derive_ids(struct lun_conf *lun, const char *target_name);
 const char *lun_type_name(uint32_t type);
 /* The physical block size a LUN reports: its own, else its block size. */
 uint32_t lun_phys_block_size(const struct lun_conf *lun);
+/* ModeSelect's default, the kernel's too (IET_A_LUN_MODE_SELECT). */
+static inline bool lun_mode_select_default(const struct lun_conf *lun)
+{
+	return lun->iomode != IET_IOMODE_WT;
+}
+
+/* Whether MODE SELECT may change the LUN's mode parameters. */
+static inline bool lun_mode_select(const struct lun_conf *lun)
+{
+	if (lun->mode_select == MODE_SELECT_DEFAULT)
+		return lun_mode_select_default(lun);
+	return lun->mode_select == MODE_SELECT_YES;
+}
+
+/* ModeSelect as the kernel reports it (yes or no), as a lun_conf keeps it. */
+static inline uint8_t lun_mode_select_of(const struct lun_conf *lun, bool yes)
+{
+	if (yes == lun_mode_select_default(lun))
+		return MODE_SELECT_DEFAULT;
+	return yes ? MODE_SELECT_YES : MODE_SELECT_NO;
+}
 
 
 #endif

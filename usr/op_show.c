@@ -104,6 +104,7 @@ static void lun_text(struct textbuf *out, const struct klun *kl)
 	out_line(out, "PhysicalBlockSize=%u", lun_phys_block_size(l));
 	out_line(out, "RotationRate=%u", l->rotation_rate);
 	out_line(out, "ThinProvisioning=%s", l->thin_off ? "No" : "Yes");
+	out_line(out, "ModeSelect=%s", lun_mode_select(l) ? "Yes" : "No");
 	out_line(out, "Blocks=%llu", (unsigned long long)l->blocks);
 	stats_text(out, &kl->stats);
 }

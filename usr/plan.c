@@ -77,7 +77,8 @@ static bool same_lun(const struct lun_conf *k, const struct lun_conf *w)
 	if (lun_phys_block_size(w) && lun_phys_block_size(k) &&
 	    lun_phys_block_size(k) != lun_phys_block_size(w))
 		return false;
-	if (k->rotation_rate != w->rotation_rate || k->thin_off != w->thin_off)
+	if (k->rotation_rate != w->rotation_rate || k->thin_off != w->thin_off ||
+	    lun_mode_select(k) != lun_mode_select(w))
 		return false;
 	return w->type != IET_LUN_NULLIO || !w->blocks ||
 	       k->blocks == w->blocks;

@@ -259,8 +259,43 @@ TEST(config_parses_physical_block_size_rotation_rate_and_thin_provisioning)
 	config_free(&cfg);
 }
 
+TEST(config_parses_mode_select_against_the_iomode_it_comes_with)
+{
+	static const char text[] =
+		"Target " TARGET1 "\n"
+		"  Lun 0 Path=/a\n"
+		"  Lun 1 Path=/b,IOMode=wb\n"
+		"  Lun 2 Path=/c,ModeSelect=Yes\n"
+		"  Lun 3 Path=/d,modeselect=no,IOMode=wb\n"
+		"  Lun 4 Path=/e,ModeSelect=No\n"
+		"  Lun 5 Path=/f,ModeSelect=Yes,IOMode=ro\n";
+	struct config cfg;
+	const struct lun_conf *l;
+
+	REQUIRE(parse(text, &cfg) == 0);
+	REQUIRE_EQ(cfg.targets[0].nr_luns, 6);
+	l = cfg.targets[0].luns;
+	/* Write-through: no initiator turns the write cache on for all. */
+	CHECK(!lun_mode_select(&l[0]));
+	CHECK(lun_mode_select(&l[1]));
+	CHECK(lun_mode_select(&l[2]));
+	CHECK_EQ(l[2].mode_select, MODE_SELECT_YES);
+	CHECK(!lun_mode_select(&l[3]));
+	CHECK_EQ(l[3].mode_select, MODE_SELECT_NO);
+	/* As the IOMode says anyway: kept as the default, not written. */
+	CHECK_EQ(l[4].mode_select, MODE_SELECT_DEFAULT);
+	CHECK_EQ(l[5].mode_select, MODE_SELECT_DEFAULT);
+	CHECK(lun_mode_select(&l[5]));
+	config_free(&cfg);
+}
+
 TEST(config_error_physical_block_size_rotation_rate_and_thin_provisioning)
 {
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,ModeSelect=1\n",
+	      "ietd.conf:2: Lun: ", "ModeSelect: \"1\" is not Yes or No");
+	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,ModeSelect=No,"
+	      "ModeSelect=Yes\n", "ietd.conf:2: Lun: ",
+	      "ModeSelect: given twice");
 	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,PhysicalBlockSize=256\n",
 	      "ietd.conf:2: Lun: ",
 	      "PhysicalBlockSize: \"256\" is not a power of 2 from 512 to 32768");

@@ -40,6 +40,9 @@ static char err[1024];
 	"RotationRate=1,ThinProvisioning=No,BlockSize=1024\n"		\
 	"	Lun 6 Path=/srv/f.img,BlockSize=4096,"			\
 	"PhysicalBlockSize=4096,RotationRate=0,ThinProvisioning=Yes\n"	\
+	"	Lun 8 Path=/srv/g.img,ModeSelect=Yes\n"			\
+	"	Lun 9 Path=/srv/h.img,IOMode=wb,ModeSelect=No\n"		\
+	"	Lun 10 Path=/srv/i.img,IOMode=wb,ModeSelect=Yes\n"		\
 	"	HeaderDigest None,CRC32C\n"				\
 	"	DataDigest CRC32C\n"					\
 	"	InitialR2T No\n"					\
@@ -111,6 +114,7 @@ static void same_config(struct config *a, struct config *b)
 				 lun_phys_block_size(q));
 			CHECK_EQ(p->rotation_rate, q->rotation_rate);
 			CHECK_EQ(p->thin_off, q->thin_off);
+			CHECK_EQ(p->mode_select, q->mode_select);
 			CHECK_EQ(p->blocks, q->blocks);
 		}
 	}
@@ -170,6 +174,11 @@ TEST(confwrite_writes_secrets_and_luns_with_their_identity)
 	/* What the kernel does anyway is left out, as for BlockSize=512. */
 	CHECK_CONTAINS(text, "\tLun 6 Path=/srv/f.img,Type=fileio,IOMode=wt,"
 		       "BlockSize=4096\n");
+	CHECK_CONTAINS(text, "\tLun 8 Path=/srv/g.img,Type=fileio,IOMode=wt,"
+		       "ModeSelect=Yes\n");
+	CHECK_CONTAINS(text, "\tLun 9 Path=/srv/h.img,Type=fileio,IOMode=wb,"
+		       "ModeSelect=No\n");
+	CHECK_CONTAINS(text, "\tLun 10 Path=/srv/i.img,Type=fileio,IOMode=wb\n");
 	CHECK_CONTAINS(text, "\tHeaderDigest None,CRC32C\n");
 	CHECK_CONTAINS(text, "\tWthreads 16\n");
 	CHECK(!strstr(text, "Origin"));

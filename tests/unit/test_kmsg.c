@@ -42,6 +42,7 @@ static const struct {
 	[IET_A_LUN_PHYS_BLOCK_SIZE] = { MNL_TYPE_U32, 0 },
 	[IET_A_LUN_ROTATION_RATE] = { MNL_TYPE_U32, 0 },
 	[IET_A_LUN_THIN] = { MNL_TYPE_U32, 0 },
+	[IET_A_LUN_MODE_SELECT] = { MNL_TYPE_U32, 0 },
 	[IET_A_PR_CLEAR] = { MNL_TYPE_U32, 0 },
 	[IET_A_TPGT] = { MNL_TYPE_U32, 0 },
 	[IET_A_ALUA_STATE] = { MNL_TYPE_U32, 0 },
@@ -205,6 +206,7 @@ static void longest_lun(struct lun_conf *l)
 	l->phys_block_size = IET_PHYS_BLOCK_SIZE_MAX;
 	l->rotation_rate = 0xfffe;
 	l->thin_off = true;
+	l->mode_select = MODE_SELECT_NO;
 	l->blocks = 1ull << 40;
 }
 
@@ -233,7 +235,9 @@ TEST(kmsg_lun_new_with_a_path_of_iet_path_max_parses_back_whole)
 	CHECK_EQ(u32_of(&r, IET_A_LUN_PHYS_BLOCK_SIZE), IET_PHYS_BLOCK_SIZE_MAX);
 	CHECK_EQ(u32_of(&r, IET_A_LUN_ROTATION_RATE), 0xfffe);
 	CHECK_EQ(u32_of(&r, IET_A_LUN_THIN), 0);
-	CHECK_EQ(attrs(&r), 12);
+	/* IOMode=wb lets initiators change the mode pages unless told not. */
+	CHECK_EQ(u32_of(&r, IET_A_LUN_MODE_SELECT), 0);
+	CHECK_EQ(attrs(&r), 13);
 	free(buf);
 }
 

@@ -128,6 +128,7 @@ TEST(kreply_lun_reads_every_field_past_a_pad_attribute)
 	mnl_attr_put_u32(nlh, IET_A_LUN_PHYS_BLOCK_SIZE, 16384);
 	mnl_attr_put_u32(nlh, IET_A_LUN_ROTATION_RATE, 15000);
 	mnl_attr_put_u32(nlh, IET_A_LUN_THIN, 0);
+	mnl_attr_put_u32(nlh, IET_A_LUN_MODE_SELECT, 0);
 	REQUIRE_EQ(kreply_lun(nlh, t), 0);
 	REQUIRE_EQ(t->nr_luns, 1);
 	CHECK_EQ(t->luns[0].conf.lun, 7);
@@ -141,6 +142,9 @@ TEST(kreply_lun_reads_every_field_past_a_pad_attribute)
 	CHECK_EQ(t->luns[0].conf.phys_block_size, 16384);
 	CHECK_EQ(t->luns[0].conf.rotation_rate, 15000);
 	CHECK(t->luns[0].conf.thin_off);
+	/* Not wb's default: kept as asked for, so that it is written back. */
+	CHECK_EQ(t->luns[0].conf.mode_select, MODE_SELECT_NO);
+	CHECK(!lun_mode_select(&t->luns[0].conf));
 	CHECK_EQ(t->luns[0].stats.cmds, 5);
 	CHECK_EQ(t->luns[0].stats.read_bytes, 1ull << 33);
 	CHECK_EQ(t->luns[0].stats.write_bytes, 12);
@@ -187,6 +191,8 @@ TEST(kreply_lun_of_a_module_without_the_lun_options_reads_their_defaults)
 	CHECK_EQ(t->luns[0].conf.rotation_rate, 0);
 	CHECK(!t->luns[0].conf.thin_off);
 	CHECK(!t->luns[1].conf.thin_off);
+	/* A module without it: as IOMode says. */
+	CHECK_EQ(t->luns[0].conf.mode_select, MODE_SELECT_DEFAULT);
 	kstate_free(&st);
 }
 

@@ -111,15 +111,16 @@ def test_ietadm_adds_a_lun_with_the_options_and_the_kernel_gives_them_back(ietd,
     path = backing("ietadm", SIZE)
     ietadm("--op", "new", "--tid=1", "--lun=1",
            f"--params=Path={path},BlockSize=1024,PhysicalBlockSize=8192,"
-           "RotationRate=15000,ThinProvisioning=No")
+           "RotationRate=15000,ThinProvisioning=No,ModeSelect=Yes")
     shown = dict(line.split("=", 1) for line in
                  ietadm("--op", "show", "--tid=1", "--lun=1").stdout.split())
     assert (shown["BlockSize"], shown["PhysicalBlockSize"], shown["RotationRate"],
-            shown["ThinProvisioning"]) == ("1024", "8192", "15000", "No"), shown
+            shown["ThinProvisioning"], shown["ModeSelect"]) == \
+        ("1024", "8192", "15000", "No", "Yes"), shown
     shown = dict(line.split("=", 1) for line in
                  ietadm("--op", "show", "--tid=1", "--lun=0").stdout.split())
     assert (shown["PhysicalBlockSize"], shown["RotationRate"],
-            shown["ThinProvisioning"]) == ("512", "0", "Yes"), shown
+            shown["ThinProvisioning"], shown["ModeSelect"]) == ("512", "0", "Yes", "No"), shown
 
     cp = ietadm("--op", "new", "--tid=1", "--lun=2",
                 f"--params=Path={path},RotationRate=1024", check=False)
@@ -137,6 +138,7 @@ BAD = {
     "RotationRate=2":
         'RotationRate: "2" is not 0 (not reported), 1 (non-rotating) or 1025..65534 (rpm)',
     "ThinProvisioning=maybe": 'ThinProvisioning: "maybe" is not Yes or No',
+    "ModeSelect=on": 'ModeSelect: "on" is not Yes or No',
 }
 
 
@@ -237,6 +239,8 @@ PHYS_REASON = "PhysicalBlockSize must be a power of 2 from BlockSize to 32768"
     pytest.param({"IET_A_LUN_ROTATION_RATE": 0xffff}, ERANGE, "integer out of range",
                  id="rotation-0xffff"),
     pytest.param({"IET_A_LUN_THIN": 2}, ERANGE, "integer out of range", id="thin-2"),
+    pytest.param({"IET_A_LUN_MODE_SELECT": 2}, ERANGE, "integer out of range",
+                 id="mode-select-2"),
 ])
 def test_the_module_refuses_what_ietd_never_sends(genl, lun_args, errno, reason):
     request, a = genl
@@ -251,7 +255,8 @@ def test_the_module_refuses_what_ietd_never_sends(genl, lun_args, errno, reason)
     # What is in range goes through, the same way.
     attrs = tid + u32(a["IET_A_LUN"], 1) + u32(a["IET_A_LUN_TYPE"], 2) + \
         u32(a["IET_A_LUN_PHYS_BLOCK_SIZE"], 32768) + \
-        u32(a["IET_A_LUN_ROTATION_RATE"], 0xfffe) + u32(a["IET_A_LUN_THIN"], 0)
+        u32(a["IET_A_LUN_ROTATION_RATE"], 0xfffe) + u32(a["IET_A_LUN_THIN"], 0) + \
+        u32(a["IET_A_LUN_MODE_SELECT"], 1)
     assert request("IET_CMD_LUN_NEW", attrs) == (0, "")
     assert request("IET_CMD_LUN_DEL", tid + u32(a["IET_A_LUN"], 1)) == (0, "")
     assert request("IET_CMD_TARGET_DEL", tid) == (0, "")

@@ -3,14 +3,15 @@
 (the caching page's WCE), software write protect, descriptor-format sense
 and task aborted status (the control page's SWP, D_SENSE and TAS), each
 honoured and reported back by MODE SENSE, and every other change refused
-with a pointer to it. (What TAS does: test_task_attr.py.)"""
+with a pointer to it; on a write-through LUN, by default, none of them
+(ModeSelect). (What TAS does: test_task_attr.py.)"""
 
 import glob
 from pathlib import Path
 
 import pytest
 
-from vmlib.target import Lun, Target, iqn
+from vmlib.target import Lun, Target, ietadm, iqn
 from vmlib.util import MiB, run
 
 # The control page as IET reports it: TST 001b, GLTSD, QAM 1, TAS, BUSY
@@ -20,9 +21,10 @@ CONTROL = bytes([0x0a, 0x0a, 0x22, 0x10, 0x00, 0x40, 0, 0, 0xff, 0xff, 0, 0])
 
 @pytest.fixture
 def luns(ietd, backing, initiator):
-    """(read-write disk, read-only disk)"""
+    """(read-write disk that allows MODE SELECT, read-only disk)"""
     name = iqn("modeselect")
-    ietd(Target(name, [Lun(0, str(backing("ms", 16 * MiB))),
+    ietd(Target(name, [Lun(0, str(backing("ms", 16 * MiB)),
+                           params={"ModeSelect": "Yes"}),
                        Lun(1, str(backing("ms-ro", 16 * MiB)),
                            params={"IOMode": "ro"})]))
     s = initiator.login(name)
@@ -153,3 +155,48 @@ def test_what_cannot_change_is_refused_and_pointed_at(luns, tmp_path):
     assert rc != 0 and "invalid field in cdb" in out.lower(), out
     rc, out = mode_select(sd, bytes([0x30, 0x02, 0, 0]), tmp_path)
     assert rc != 0 and "invalid field in parameter list" in out.lower(), out
+
+
+def test_a_write_through_lun_lets_no_initiator_change_its_mode_pages(
+        ietd, backing, initiator, tmp_path):
+    name = iqn("modeselect-wt")
+    ietd(Target(name, [Lun(0, str(backing("ms-wt", 16 * MiB))),
+                       Lun(1, str(backing("ms-wb", 16 * MiB)),
+                           params={"IOMode": "wb"}),
+                       Lun(2, str(backing("ms-wb-no", 16 * MiB)),
+                           params={"IOMode": "wb", "ModeSelect": "No"})]))
+    s = initiator.login(name)
+    wt, wb, wb_no = s.disk(0), s.disk(1), s.disk(2)
+
+    for sd in (wt, wb_no):
+        # Nothing changeable, on either page.
+        assert mode_sense(sd, 8, 1, tmp_path)[0][2:] == bytes(18)
+        assert mode_sense(sd, 0x0a, 1, tmp_path)[0][2:] == bytes(10)
+        # Not the write cache (Linux's switch fails, nothing changes) ...
+        f = cache_type(sd)
+        before = f.read_text()
+        with pytest.raises(OSError):
+            f.write_text("write through" if "back" in before else "write back")
+        assert f.read_text() == before
+        # ... nor software write protection for every initiator.
+        swp = bytearray(CONTROL)
+        swp[4] = 0x08
+        rc, out = mode_select(sd, bytes(swp), tmp_path)
+        assert rc != 0 and "invalid field in parameter list" in out.lower(), out
+        assert not mode_sense(sd, 0x0a, 0, tmp_path)[1] & 0x80     # no WP
+        # What is as it is may be sent back as it is.
+        rc, out = mode_select(sd, CONTROL, tmp_path)
+        assert rc == 0, out
+    assert cache_type(wt).read_text().strip() == "write through"
+    assert cache_type(wb_no).read_text().strip() == "write back"
+
+    # A write-back LUN lets them, as before.
+    assert mode_sense(wb, 8, 1, tmp_path)[0][2] == 0x04
+    f = cache_type(wb)
+    f.write_text("write through")
+    assert f.read_text().strip() == "write through"
+
+    shown = [dict(line.split("=", 1) for line in
+                  ietadm("--op", "show", "--tid=1", f"--lun={lun}").stdout.split())
+             for lun in (0, 1, 2)]
+    assert [x["ModeSelect"] for x in shown] == ["No", "Yes", "No"], shown

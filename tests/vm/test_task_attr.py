@@ -42,7 +42,9 @@ def slow_writes(brd):
 @pytest.fixture
 def conn(slow_writes, ietd):
     name = iqn("task-attr")
-    ietd(Target(name, [Lun(0, slow_writes.path, type="blockio")]))
+    # ModeSelect: an initiator may clear TAS (below).
+    ietd(Target(name, [Lun(0, slow_writes.path, type="blockio",
+                           params={"ModeSelect": "Yes"})]))
     c = Connection(name, timeout=30).connect()
     c.login()
     slow_writes.set_write_delay(DELAY_MS)

@@ -21,13 +21,15 @@
  *                      [LUN_PHYS_BLOCK_SIZE]   (default: LUN_BLOCK_SIZE)
  *                      [LUN_ROTATION_RATE]     (default: 0, not reported)
  *                      [LUN_THIN]              (default: 1)
+ *                      [LUN_MODE_SELECT]       (default: 0 if wt, else 1)
  * IET_CMD_LUN_DEL      TID, LUN                 in-flight I/O still completes
  * IET_CMD_LUN_GET      dump, TID required: one message per LUN:
  *                      TID, LUN, LUN_TYPE, LUN_PATH (not nullio),
  *                      LUN_IOMODE, LUN_SCSI_ID, LUN_SCSI_SN,
  *                      LUN_BLOCK_SIZE, LUN_BLOCKS, STATS,
- *                      LUN_PHYS_BLOCK_SIZE, LUN_ROTATION_RATE, LUN_THIN
- *                      (the last three as asked for, or their defaults;
+ *                      LUN_PHYS_BLOCK_SIZE, LUN_ROTATION_RATE, LUN_THIN,
+ *                      LUN_MODE_SELECT
+ *                      (the last four as asked for, or their defaults;
  *                      a kernel older than them leaves them out)
  *
  * IET_CMD_SESSION_NEW  TID, SID, INITIATOR_NAME, EXP_CMDSN, SESSION_PARAMS,
@@ -190,6 +192,14 @@ enum iet_attr {
 	IET_A_ALUA_STATE,	/* u32, enum iet_alua_state */
 	IET_A_TPG_SESSIONS,	/* u32: sessions through the portal group */
 	IET_A_LOGOUT_WAIT,	/* u32, 1..3600 seconds */
+	/*
+	 * u32, 0 or 1: whether MODE SELECT may change the LUN's mode
+	 * parameters (WCE, SWP, D_SENSE, TAS) for every initiator; when 0
+	 * MODE SENSE reports none of them changeable. Default: 0 for
+	 * IET_IOMODE_WT (no initiator turns a write-through LUN's write cache
+	 * on or write-protects it for the others), 1 otherwise.
+	 */
+	IET_A_LUN_MODE_SELECT,
 	__IET_A_MAX
 };
 

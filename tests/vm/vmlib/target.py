@@ -180,7 +180,7 @@ class Lun:
     path: str | None = None
     type: str = "fileio"
     # IOMode, ScsiId, ScsiSN, BlockSize, Blocks, PhysicalBlockSize,
-    # RotationRate, ThinProvisioning
+    # RotationRate, ThinProvisioning, ModeSelect
     params: dict = field(default_factory=dict)
 
     def line(self):
