@@ -366,10 +366,16 @@ static void notify(struct iet_lun *lun, struct iet_session *except,
 
 /*
  * A logical unit's state is written whole, as a record, to one of two
- * files, PR_DIR/NAA.a and PR_DIR/NAA.b (NAA: the LUN's designator of VPD
- * 0x83 in hex), always the one that does not hold the newest record, then
- * synced; the record carries a sequence number and a CRC. A record cut by
- * a power loss fails its CRC, and the other file's is the state.
+ * files, PR_DIR/NAA-ID.a and PR_DIR/NAA-ID.b, always the one that does not
+ * hold the newest record, then synced; the record carries a sequence
+ * number and a CRC. A record cut by a power loss fails its CRC, and the
+ * other file's is the state. NAA is the LUN's designator of VPD 0x83 in
+ * hex, ID a hash of the target's name, the LUN number and its path: LUNs
+ * of one ScsiId (the same disk through two targets, or ietd's ScsiId
+ * derived from the target and LUN number for another volume added at a
+ * number that was free again) each have their own records. Records of an
+ * older module, named NAA.a and NAA.b, are read where a LUN has none of
+ * its own yet.
  */
 #define PR_MAGIC	0x52544549	/* "IETR" */
 #define PR_VERSION	1
@@ -395,19 +401,31 @@ struct pr_file {
 	struct pr_file_reg regs[];
 } __packed;
 
-/* The path of a slot's file (kfree() it), or NULL. */
-static char *pr_path(struct iet_lun *lun, char slot)
+/* The path of a slot's file (kfree() it), or NULL; NAA.slot if old. */
+static char *pr_path(struct iet_lun *lun, char slot, bool old)
 {
+	struct iet_target *target = lun->target;
+	__le32 nr = cpu_to_le32(lun->lun);
 	u8 naa[IET_NAA_LEN];
+	u32 lo, hi;
 
 	iet_lun_naa(lun, naa);
-	return kasprintf(GFP_NOIO, "%s/%8phN.%c", pr_dir, naa, slot);
+	if (old)
+		return kasprintf(GFP_NOIO, "%s/%8phN.%c", pr_dir, naa, slot);
+	/* Each field with its NUL: no two tuples hash the same bytes. */
+	lo = crc32c(0, target->name, strlen(target->name) + 1);
+	lo = crc32c(lo, &nr, sizeof(nr));
+	lo = crc32c(lo, lun->path, strlen(lun->path) + 1);
+	hi = crc32c(~lo, lun->path, strlen(lun->path) + 1);
+	hi = crc32c(hi, target->name, strlen(target->name) + 1);
+	return kasprintf(GFP_NOIO, "%s/%8phN-%08x%08x.%c", pr_dir, naa, hi, lo,
+			 slot);
 }
 
 static int write_record(struct iet_lun *lun, char slot, const void *rec,
 			size_t len)
 {
-	char *path = pr_path(lun, slot);
+	char *path = pr_path(lun, slot, false);
 	struct file *f;
 	loff_t pos = 0;
 	ssize_t n;
@@ -482,12 +500,15 @@ static int persist(struct iet_lun *lun, const struct iet_pr_state *st)
 	return 0;
 }
 
-/* A record read from a slot, checked; NULL if there is none whole. */
-static struct pr_file *read_record(struct iet_lun *lun, char slot)
+/*
+ * A record read from a slot (an older module's if old), checked; NULL if
+ * there is none whole.
+ */
+static struct pr_file *read_record(struct iet_lun *lun, char slot, bool old)
 {
 	size_t max = sizeof(struct pr_file) +
 		     IET_PR_REGS_MAX * sizeof(struct pr_file_reg);
-	char *path = pr_path(lun, slot);
+	char *path = pr_path(lun, slot, old);
 	struct pr_file *rec;
 	struct file *f;
 	loff_t pos = 0;
@@ -528,11 +549,21 @@ bad:
 static int restore(struct iet_lun *lun, unsigned long unused)
 {
 	struct iet_pr *pr = &lun->pr;
-	struct pr_file *a = read_record(lun, 'a'), *b = read_record(lun, 'b');
+	struct pr_file *a = read_record(lun, 'a', false);
+	struct pr_file *b = read_record(lun, 'b', false);
 	struct pr_file *rec;
 	struct iet_pr_state *st;
 	u32 i, nr;
 	int ret = 0;
+
+	/*
+	 * No whole record of its own: an older module's, if any. The next
+	 * write goes to the LUN's own files, which then are the state.
+	 */
+	if (!a && !b) {
+		a = read_record(lun, 'a', true);
+		b = read_record(lun, 'b', true);
+	}
 
 	/* The next write goes to the other file (to .a if there is none). */
 	if (a && (!b || le64_to_cpu(a->seq) > le64_to_cpu(b->seq))) {

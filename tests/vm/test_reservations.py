@@ -440,6 +440,72 @@ def test_aptpl_survives_ietd_restart_and_module_reload_and_a_torn_record(
     assert keys(c) == []
 
 
+def test_aptpl_records_are_each_luns_own_though_they_share_a_scsi_id(
+        kmod, ietd, backing, initiator):
+    """Two LUNs of one ScsiId (the same disk through two targets, or a
+    volume added at a LUN number another had: ietd derives the ScsiId from
+    the number) keep their registrations apart through a reload, and a
+    volume added where another was registered starts with none."""
+    for p in PR_DIR.glob("*"):
+        p.unlink()
+    name = iqn("pr-aptpl-ids")
+    images = [str(backing(f"pr-ids-{i}", 16 * MiB)) for i in range(3)]
+    target = Target(name, [Lun(0, images[0], params={"ScsiId": "shared"}),
+                           Lun(1, images[1], params={"ScsiId": "shared"})])
+    d = ietd(target)
+    s = initiator.login(name)
+    persist(s.disk(0), "--out", "--register", "--param-sark=a", "--param-aptpl")
+    persist(s.disk(1), "--out", "--register", "--param-sark=b", "--param-aptpl")
+    persist(s.disk(1), "--out", "--register", "--param-rk=b", "--param-sark=c",
+            "--param-aptpl")
+    assert len({p.name.split(".")[0] for p in PR_DIR.glob("*.[ab]")}) == 2, records()
+
+    ini.logout_all(timeout=300)
+    d.stop()
+    kmod.unload()
+    kmod.load()
+    d = ietd(target)
+    s = initiator.login(name)
+    assert (keys(s.disk(0)), keys(s.disk(1))) == ([0xa], [0xc])
+
+    # Another volume at LUN 1 (as Proxmox VE deletes and adds): the same
+    # identity, none of its registrations; the volume back where it was:
+    # its own again. The initiator's disk stays, and meets the UAs.
+    disk = s.disk(1)
+    for path, want in ((images[2], []), (images[1], [0xc])):
+        ietadm("--op", "delete", f"--tid={name}", "--lun=1")
+        ietadm("--op", "new", f"--tid={name}", "--lun=1",
+               f"--params=Path={path},ScsiId=shared")
+        assert keys(disk) == want, path
+
+    # An older module's records (NAA.a, NAA.b) are read where a LUN has
+    # none of its own yet, and its next record is its own.
+    ini.logout_all(timeout=300)
+    d.stop()
+    kmod.unload()
+    for p in PR_DIR.glob("*.[ab]"):
+        p.unlink()
+    kmod.load()
+    d = ietd(Target(name, [Lun(0, images[0], params={"ScsiId": "shared"})]))
+    s = initiator.login(name)
+    assert keys(s.disk(0)) == []
+    persist(s.disk(0), "--out", "--register", "--param-sark=d", "--param-aptpl")
+    ini.logout_all(timeout=300)
+    d.stop()
+    kmod.unload()
+    for p in PR_DIR.glob("*.[ab]"):
+        naa, rest = p.name.split("-")
+        p.rename(PR_DIR / f"{naa}.{rest.split('.')[1]}")
+    kmod.load()
+    d = ietd(Target(name, [Lun(0, images[0], params={"ScsiId": "shared"})]))
+    s = initiator.login(name)
+    assert keys(s.disk(0)) == [0xd]
+    # (The registration is the old session's initiator port, not this one's.)
+    persist(s.disk(0), "--out", "--register-ignore", "--param-sark=e", "--param-aptpl")
+    assert keys(s.disk(0)) == [0xd, 0xe]
+    assert any("-" in p.name for p in PR_DIR.glob("*.[ab]")), records()
+
+
 def pr_out(dev, sa, plist, tp=0, length=None):
     """PERSISTENT RESERVE OUT of the bytes plist through sg_raw; its exit
     status and output."""
