@@ -177,7 +177,6 @@ extern const struct iet_backend_ops iet_blockio_ops;
 struct iet_tset {
 	spinlock_t lock;			/* protects the set and its tasks' tset_* */
 	struct list_head live;			/* oldest first */
-	u32 nr_ordered;				/* ORDERED ones in it */
 };
 
 void iet_tset_init(struct iet_tset *ts);
@@ -446,6 +445,7 @@ struct iet_session {
 	struct iet_copy_status copies[IET_COPIES_HELD];
 	u8 copy_next;				/* the one replaced next */
 	atomic_t copies_running;		/* EXTENDED COPYs running */
+	atomic_t ordered;			/* ORDERED ones in task sets */
 	atomic_t in_pool;			/* I/O threads its commands hold */
 
 	struct iet_stats stats;

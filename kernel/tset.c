@@ -14,9 +14,11 @@
  * before its data is in, and leaves when it completes or is released; older
  * and younger are that order. One that may not run yet when its turn to
  * execute comes is held, with the backend's reference, and resumed in an
- * I/O thread when the command that held it back leaves. With no ORDERED
- * command on the LUN, entering, running and leaving take the lock once each
- * and look at nothing else.
+ * I/O thread when the command that held it back leaves. Each nexus counts
+ * its ORDERED commands (across its LUNs: only those of the same LUN, whose
+ * count changes under the same lock, decide anything): a command of a nexus
+ * with none enters, runs and leaves taking the lock once each and looking
+ * at nothing else, whatever another nexus sends.
  */
 #include "iet.h"
 
@@ -37,7 +39,7 @@ void iet_tset_enter(struct iet_scsi_req *req)
 	} else {
 		list_add_tail(&req->tset_entry, &ts->live);
 		if (attr == ISCSI_ATTR_ORDERED)
-			ts->nr_ordered++;
+			atomic_inc(&req->nexus->ordered);
 	}
 	req->in_tset = true;
 	spin_unlock(&ts->lock);
@@ -52,7 +54,8 @@ static bool may_run(struct iet_tset *ts, struct iet_scsi_req *req)
 {
 	struct iet_scsi_req *t;
 
-	if (req->attr == ISCSI_ATTR_HEAD_OF_QUEUE || !ts->nr_ordered)
+	if (req->attr == ISCSI_ATTR_HEAD_OF_QUEUE ||
+	    !atomic_read(&req->nexus->ordered))
 		return true;
 	list_for_each_entry(t, &ts->live, tset_entry) {
 		if (t == req)
@@ -104,6 +107,7 @@ void iet_tset_exit(struct iet_scsi_req *req)
 	struct iet_scsi_req *t, *tmp;
 	LIST_HEAD(resume);
 	bool older = false;
+	int ordered;
 
 	if (!READ_ONCE(req->in_tset))
 		return;
@@ -115,8 +119,14 @@ void iet_tset_exit(struct iet_scsi_req *req)
 	}
 	req->in_tset = false;
 	list_del(&req->tset_entry);
+	/* Only behind an ORDERED command, or as one, does a command wait. */
+	ordered = atomic_read(&req->nexus->ordered);
 	if (req->attr == ISCSI_ATTR_ORDERED)
-		ts->nr_ordered--;
+		atomic_dec(&req->nexus->ordered);
+	if (!ordered) {
+		spin_unlock(&ts->lock);
+		return;
+	}
 	/*
 	 * Only its own nexus's commands waited for it: those before the
 	 * first ORDERED one left, and that one if it is now the oldest.
