@@ -79,25 +79,43 @@ static void blockio_detach(struct iet_lun *lun)
 /* One I/O less in flight; the last one ends the command. */
 static void io_put(struct iet_scsi_req *req)
 {
-	if (atomic_dec_and_test(&req->io.pending))
-		iet_scsi_io_done(req, READ_ONCE(req->io.error));
+	int error;
+
+	if (!atomic_dec_and_test(&req->io.pending))
+		return;
+	/* An error is the answer; a bio that would have waited, a retry. */
+	error = READ_ONCE(req->io.error);
+	if (!error && READ_ONCE(req->io.blocked))
+		error = -EAGAIN;
+	iet_scsi_io_done(req, error);
 }
 
 static void blockio_end_io(struct bio *bio)
 {
 	struct iet_scsi_req *req = bio->bi_private;
 
-	if (bio->bi_status)
+	if (bio->bi_status == BLK_STS_AGAIN && req->io.nowait)
+		WRITE_ONCE(req->io.blocked, true);
+	else if (bio->bi_status)
 		WRITE_ONCE(req->io.error, blk_status_to_errno(bio->bi_status));
 	bio_put(bio);
 	io_put(req);
 }
 
+/* A bio, or NULL where it cannot be had without sleeping (io.nowait). */
 static struct bio *new_bio(struct iet_scsi_req *req, struct block_device *bdev,
 			   unsigned int nr_vecs, blk_opf_t opf, sector_t sector)
 {
-	struct bio *bio = bio_alloc(bdev, nr_vecs, opf, GFP_NOIO);
+	struct bio *bio;
 
+	if (req->io.nowait)
+		opf |= REQ_NOWAIT;
+	bio = bio_alloc(bdev, nr_vecs, opf,
+			req->io.nowait ? GFP_NOWAIT : GFP_NOIO);
+	if (!bio) {
+		WRITE_ONCE(req->io.blocked, true);
+		return NULL;
+	}
 	bio->bi_iter.bi_sector = sector;
 	bio->bi_end_io = blockio_end_io;
 	bio->bi_private = req;
@@ -108,7 +126,12 @@ static struct bio *new_bio(struct iet_scsi_req *req, struct block_device *bdev,
 /*
  * Bios for the command's buffer, each as large as the block layer takes;
  * the pending count starts at one so that no early completion ends the
- * command before the last bio is out.
+ * command before the last bio is out. In the receiving thread (io.nowait)
+ * every bio is REQ_NOWAIT: a full queue or a bio not to be had ends the
+ * command -EAGAIN once those out are back, and it runs again, whole, in
+ * an I/O thread (reads and writes of the same blocks twice are the same
+ * reads and writes). A device that cannot take REQ_NOWAIT (some stacked
+ * ones) is left to the I/O threads from the start.
  */
 static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 {
@@ -122,11 +145,17 @@ static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 
 	atomic_set(&io->pending, 1);
 	io->error = 0;
+	io->blocked = false;
+	if (io->nowait && !bdev_nowait(bdev)) {
+		iet_scsi_io_done(req, -EAGAIN);
+		return;
+	}
 	switch (io->op) {
 	case IET_IO_FLUSH:
 		/* The whole cache: a flush has no range. */
 		bio = new_bio(req, bdev, 0, REQ_OP_WRITE | REQ_PREFLUSH, 0);
-		submit_bio(bio);
+		if (bio)
+			submit_bio(bio);
 		io_put(req);
 		return;
 	case IET_IO_READ:
@@ -134,7 +163,9 @@ static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 		break;
 	case IET_IO_WRITE:
 	default:
-		opf = REQ_OP_WRITE | REQ_SYNC | (io->stable ? REQ_FUA : 0);
+		/* As O_DIRECT writes go: not throttled as writeback is. */
+		opf = REQ_OP_WRITE | REQ_SYNC | REQ_IDLE |
+		      (io->stable ? REQ_FUA : 0);
 		break;
 	}
 	left = req->buf.nr;
@@ -146,11 +177,15 @@ static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 			bio = new_bio(req, bdev, min_t(unsigned int, left,
 						       BIO_MAX_VECS),
 				      opf, sector);
+		if (!bio)
+			break;
 		if (bio_add_page(bio, bv->bv_page, n, bv->bv_offset) != n) {
 			submit_bio(bio);
 			bio = new_bio(req, bdev, min_t(unsigned int, left,
 						       BIO_MAX_VECS),
 				      opf, sector);
+			if (!bio)
+				break;
 			/* A fresh bio always takes one page. */
 			__bio_add_page(bio, bv->bv_page, n, bv->bv_offset);
 		}

@@ -480,7 +480,14 @@ static void irq_done_work(struct work_struct *work)
 	 * an I/O thread (iet_io_run()).
 	 */
 	llist_for_each_entry_safe(cmd, tmp, list, done_node) {
-		bool sends = flush_begin(cmd, iet_tx_inline());
+		bool sends;
+
+		if (cmd->req.io.again) {
+			cmd->req.io.again = false;
+			iet_pool_submit(cmd->conn->session->target, cmd);
+			continue;
+		}
+		sends = flush_begin(cmd, iet_tx_inline());
 
 		iet_cmd_complete(&cmd->req);
 		flush_end(cmd, sends);
@@ -614,6 +621,7 @@ void iet_scsi_resume(struct iet_scsi_req *req)
 {
 	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
 
+	req->io.nowait = false;		/* in an I/O thread (wgate.c) */
 	if (req->blocking) {
 		iet_pool_submit(cmd->conn->session->target, cmd);
 		return;
@@ -625,6 +633,25 @@ void iet_scsi_resume(struct iet_scsi_req *req)
 }
 
 /*
+ * A command whose I/O its receiving thread could not start without sleeping
+ * (io.nowait) runs again, whole, in an I/O thread, with the backend's
+ * reference; from interrupt context by way of irq_done.
+ */
+void iet_scsi_io_again(struct iet_scsi_req *req)
+{
+	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
+
+	req->io.nowait = false;
+	if (in_task()) {
+		iet_pool_submit(cmd->conn->session->target, cmd);
+		return;
+	}
+	req->io.again = true;
+	if (llist_add(&cmd->done_node, &irq_done))
+		iet_queue_work(&irq_done_w);
+}
+
+/*
  * A command the LUN's task set held runs now, in an I/O thread whatever it
  * is, with the reference iet_cmd_execute() gave the backend.
  */
@@ -632,6 +659,7 @@ void iet_scsi_resume_later(struct iet_scsi_req *req)
 {
 	struct iet_cmd *cmd = container_of(req, struct iet_cmd, req);
 
+	req->io.nowait = false;
 	iet_pool_submit(cmd->conn->session->target, cmd);
 }
 

@@ -52,6 +52,8 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 	if (req->status != SAM_STAT_GOOD || !req->execute) {
 		iet_cmd_complete(req);
 	} else if (!req->blocking) {
+		/* Here, in the receiving thread, its I/O may not sleep. */
+		req->io.nowait = true;
 		iet_cmd_execute(cmd);
 	} else if (req->execute_nowait && iet_tset_ready(req) &&
 		   !req->execute_nowait(req)) {

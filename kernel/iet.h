@@ -123,6 +123,15 @@ struct iet_io {
 	u32 done;			/* bytes read without sleeping */
 	atomic_t pending;		/* bios in flight, plus one */
 	int error;
+	/*
+	 * Started by the thread that received it, which must not sleep: the
+	 * backend starts it only as far as it can without (REQ_NOWAIT) and
+	 * ends it with -EAGAIN if it cannot, and it runs again, whole, in an
+	 * I/O thread (iet_scsi_io_again()).
+	 */
+	bool nowait;
+	bool blocked;			/* a bio would have had to wait */
+	bool again;			/* to an I/O thread (irq_done) */
 	/* Ends an I/O of iet_lun_io_sync() instead of the command. */
 	void (*end)(struct iet_scsi_req *req, int error);
 };
@@ -750,6 +759,7 @@ void iet_scsi_parse(struct iet_scsi_req *req);
 int iet_scsi_execute(struct iet_scsi_req *req);
 void iet_scsi_io_done(struct iet_scsi_req *req, int error);
 void iet_scsi_resume(struct iet_scsi_req *req);
+void iet_scsi_io_again(struct iet_scsi_req *req);
 void iet_scsi_resume_later(struct iet_scsi_req *req);
 void iet_scsi_io_error(struct iet_scsi_req *req, enum iet_io_op op, int error);
 void iet_sbc_cdb_range(const u8 *cdb, u64 *lba, u32 *nr);

@@ -59,6 +59,10 @@ void iet_scsi_io_done(struct iet_scsi_req *req, int error)
 		return;
 	}
 	iet_wgate_exit(req);
+	if (error == -EAGAIN && req->io.nowait) {
+		iet_scsi_io_again(req);
+		return;
+	}
 	if (error)
 		iet_scsi_io_error(req, req->io.op, error);
 	iet_scsi_done(req);

@@ -8,7 +8,10 @@ else. With writes stuck in the backend and the initiator gone:
   (its I/O threads are stopped in the background, not by the request);
 - rmmod is refused, not left hanging, while the commands are stuck;
 - once the storage answers again the commands end, rmmod succeeds and
-  nothing is left behind."""
+  nothing is left behind.
+
+And storage that is only slow, its queue full, never holds the thread that
+receives the connection's PDUs."""
 
 import os
 import time
@@ -101,3 +104,51 @@ def test_writes_stuck_in_the_backend_never_stall_teardown(stuck_device, kmod, ie
     run(["dmsetup", "resume", DM_NAME], timeout=60)
     kmod.unload(timeout=60)
     assert_module_gone(kmod)
+
+
+COMPLETE_S = 3                   # each request of the slow device
+SLOW_READS = 4                   # more than its queue (and scheduler) holds
+
+
+@pytest.fixture
+def slow_device():
+    """/dev/nullb0 (null_blk): one request at a time, each answered after
+    COMPLETE_S. Listed before ietd, it outlives the target that uses it."""
+    run(["modprobe", "null_blk", "nr_devices=1", "queue_mode=2", "irqmode=2",
+         f"completion_nsec={COMPLETE_S * 10**9}", "hw_queue_depth=1",
+         "submit_queues=1", "gb=1"], timeout=60)
+    try:
+        udev_settle()
+        yield "/dev/nullb0"
+    finally:
+        wait_until(lambda: run(["rmmod", "null_blk"], check=False).returncode == 0, 60,
+                   "null_blk to unload")
+
+
+@pytest.mark.guard
+def test_a_full_device_queue_never_holds_the_receiving_thread(slow_device, ietd):
+    """blockio starts a command's bios in the thread that received it: one
+    that waited there for a request of a full queue held every later PDU
+    of the connection (other LUNs, pings, task management) until the
+    device answered. With REQ_NOWAIT it goes to an I/O thread instead, and
+    the next command is answered before the device answers anything."""
+    name = iqn("nowait")
+    ietd(Target(name, [Lun(0, slow_device, type="blockio"), Lun(1, type="nullio")]))
+    c = ri.Connection(name, initiator="iqn.2024-01.com.example.iet:nowait",
+                      timeout=COMPLETE_S * SLOW_READS + 60)
+    c.connect()
+    c.login()
+    c.clear_unit_attentions()
+
+    slow = [c.submit(ri.cdb_read10(i * 8, 8), read=True, edtl=4096)
+            for i in range(SLOW_READS)]
+    quick = c.submit(ri.cdb_read10(0, 8), lun=1, read=True, edtl=4096)
+    first = c.expect(lambda p: p.opcode in (ri.DATA_IN, ri.SCSI_RSP), None,
+                     "the first answer")
+    c.unclaimed.insert(0, first)
+    assert first.itt == quick.itt, \
+        f"the read of LUN 1 waited for the slow device: ITT {first.itt:#x} came first"
+    assert c.wait(quick).status == 0
+    for t in slow:
+        assert c.wait(t).status == 0, f"ITT {t.itt:#x}"
+    c.logout()
