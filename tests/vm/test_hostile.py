@@ -1034,6 +1034,18 @@ def close_flooded(hostile, c, mem):
     return time.monotonic() - start
 
 
+def unread_flood(hostile, c, pdus, what, batch):
+    """Send pdus (what they are: `what`) without reading an answer, then
+    close: the target's memory stays within its bound throughout, and the
+    session goes soon after the close."""
+    with MemWatch(what) as mem:
+        sent, how = flood(c, pdus, mem, batch=batch)
+        gone = close_flooded(hostile, c, mem)
+    print(f"{what}: {sent} sent; the target {how}; the session went {gone:.1f} s "
+          "after the close")
+    mem.check()
+
+
 @pytest.mark.guard
 def test_an_unread_write_flood_past_max_cmdsn_keeps_memory_bounded(hostile, bystander):
     c = unread_flood_connection(hostile)
@@ -1047,12 +1059,8 @@ def test_an_unread_write_flood_past_max_cmdsn_keeps_memory_bounded(hostile, byst
                                   cmdsn=c.take_cmdsn(), exp_statsn=c.exp_statsn, edtl=MiB,
                                   write=True)
 
-    with MemWatch(f"{WRITE_FLOOD} unread WRITE(10) of 1 MiB past MaxCmdSN") as mem:
-        sent, how = flood(c, writes(), mem, batch=256)
-        gone = close_flooded(hostile, c, mem)
-    print(f"window {window}: {sent} of {WRITE_FLOOD} WRITE(10) of 1 MiB without data sent; "
-          f"the target {how}; the session went {gone:.1f} s after the close")
-    mem.check()
+    unread_flood(hostile, c, writes(), f"window {window}: {WRITE_FLOOD} unread WRITE(10) "
+                 "of 1 MiB without data, past MaxCmdSN", batch=256)
     hostile.assert_others_work(bystander)
 
 
@@ -1068,12 +1076,8 @@ def test_an_unread_flood_of_nop_out_pings_keeps_memory_bounded(hostile, bystande
             yield ri.nop_out(itt=c.next_itt(), cmdsn=c.cmdsn if imm else c.take_cmdsn(),
                              exp_statsn=c.exp_statsn, data=payload, immediate=imm)
 
-    with MemWatch(f"{NOP_FLOOD} unread NOP-Out pings of {size} bytes, {numbering}") as mem:
-        sent, how = flood(c, pings(), mem, batch=64)
-        gone = close_flooded(hostile, c, mem)
-    print(f"{sent} of {NOP_FLOOD} pings of {size} bytes sent; the target {how}; "
-          f"the session went {gone:.1f} s after the close")
-    mem.check()
+    unread_flood(hostile, c, pings(),
+                 f"{NOP_FLOOD} unread NOP-Out pings of {size} bytes, {numbering}", batch=64)
     hostile.assert_others_work(bystander)
 
 
@@ -1102,12 +1106,7 @@ def test_an_unread_flood_of_big_pings_pins_at_most_the_connections_limit(ietd, b
                 yield ri.nop_out(itt=c.next_itt(), cmdsn=c.cmdsn, exp_statsn=c.exp_statsn,
                                  data=payload, immediate=True)
 
-        with MemWatch(f"{BIG_PINGS} unread NOP-Out pings of 1 MiB") as mem:
-            sent, how = flood(c, pings(), mem, batch=8)
-            gone = close_flooded(h, c, mem)
-        print(f"{sent} of {BIG_PINGS} pings of 1 MiB sent; the target {how}; "
-              f"the session went {gone:.1f} s after the close")
-        mem.check()
+        unread_flood(h, c, pings(), f"{BIG_PINGS} unread NOP-Out pings of 1 MiB", batch=8)
         h.assert_others_work()
     finally:
         h.close_all()
