@@ -21,16 +21,19 @@ KBUILD = $(CURDIR)/build/kmod/$(KREL)
 KSRC = $(filter-out %.mod.c,$(wildcard $(CURDIR)/kernel/*.[ch])) $(CURDIR)/kernel/Kbuild
 
 # make check: the VM suite on each of KERNELS (NAME, NAME:K/N for part K of
-# it split N ways, NAME:short or NAME:guard; names as scripts/kernels knows
-# them),
+# it split N ways, NAME:1/N+paths, NAME:short or NAME:guard; names as
+# scripts/kernels knows them),
 # after a warning-free build (W=1, sparse on the generic ones) for each of
 # BUILD_KERNELS. By default every test runs once, on 6.1, 6.12 or 6.12
 # PREEMPT_RT, a third of the suite on each: the whole suite on one kernel
 # and short ones on the others took CI past the hour, and a short suite
-# beside two halves left it too close to it.
+# beside two halves left it too close to it. The tests of the paths that
+# differ between 6.1 and 6.12 (pytest -m paths: the send path, page-cache
+# lending, power cuts) run on 6.1 as well (+paths) as where their module
+# is dealt, in the 6.12 parts.
 # The debug kernel (KASAN, lockdep, kmemleak) runs the guard suite: hostile
 # input, the defects reviews found, teardown and fio verify.
-KERNELS ?= 6.1:1/3 6.12:2/3 6.12-rt:3/3 debug:guard
+KERNELS ?= 6.1:1/3+paths 6.12:2/3 6.12-rt:3/3 debug:guard
 BUILD_KERNELS ?= 6.1 6.1-rt 6.1-cloud 6.12 6.12-rt 6.12-cloud
 
 DESTDIR ?=

@@ -20,50 +20,70 @@ from vmlib.util import MiB, RESULTS, run, wait_until
 
 # ---------------------------------------------------------------- one part of the suite
 
-# Seconds each module took under TCG (make check on 6.1 and 6.12, stop 22;
-# test_eio, test_reload and test_restart since their fio ends once what it
-# overlaps is over): what splits the suite into parts of about the same
-# length. A module not listed counts 10 s a test.
+# Seconds each module took under TCG (make check on 6.1, 6.12 and 6.12-rt,
+# stop 45, with that stop's new tests guessed): what splits the suite
+# into parts of about the same length. A module not listed counts 10 s
+# a test.
 MODULE_SECONDS = {
-    "test_access": 60, "test_big_writes": 40, "test_alua": 40, "test_async_logout": 50, "test_caw": 87, "test_chap": 100, "test_cluster_agent": 18,
-    "test_conformance": 191, "test_dirty_throttle": 36, "test_disappear": 39, "test_eio": 75,
-    "test_ext4": 22, "test_fio": 130, "test_hostile": 290, "test_ietadm": 22,
-    "test_libiscsi": 17, "test_limits": 8, "test_login": 32, "test_mcs": 25, "test_lun_options": 40,
-    "test_mode_select": 31, "test_module_load": 5, "test_multipath": 90, "test_opcodes": 66, "test_portal_groups": 60, "test_power_cut": 119, "test_prelogin_flood": 40,
-    "test_privileges": 13, "test_proc_format": 11, "test_reload": 45,
-    "test_reservations": 250, "test_restart": 45,
-    "test_roundtrip": 8, "test_soak": 105, "test_stuck_backend": 35, "test_task_attr": 60,
-    "test_teardown": 22, "test_text": 9, "test_thin": 60, "test_unit_sandbox": 8,
-    "test_verify": 53, "test_volumes": 205, "test_xcopy": 80,
+    "test_access": 37, "test_alua": 15, "test_async_logout": 32, "test_big_writes": 44,
+    "test_caw": 43, "test_chap": 64, "test_cluster_agent": 10, "test_conformance": 98,
+    "test_dirty_throttle": 23, "test_disappear": 28, "test_eio": 64, "test_ext4": 17,
+    "test_fio": 70, "test_hostile": 246, "test_ietadm": 46, "test_lent_reads": 11,
+    "test_libiscsi": 11, "test_limits": 3, "test_login": 15, "test_lun_options": 29,
+    "test_mcs": 7, "test_mode_select": 25, "test_module_load": 3, "test_multipath": 54,
+    "test_opcodes": 40, "test_portal_groups": 17, "test_power_cut": 58,
+    "test_prelogin_flood": 7, "test_privileges": 19, "test_proc_format": 6,
+    "test_reload": 43, "test_reservations": 171, "test_restart": 29,
+    "test_roundtrip": 4, "test_soak": 76, "test_stuck_backend": 50,
+    "test_task_attr": 57, "test_teardown": 25, "test_text": 7, "test_thin": 37,
+    "test_unit_sandbox": 5, "test_verify": 31, "test_volumes": 116, "test_xcopy": 67,
 }
 
 
-def split_modules(weights, parts):
+def split_modules(weights, parts, not_first=(), first_load=0.0):
     """Modules (name -> seconds) dealt into parts of about equal seconds:
-    the longest first, each to the part that has the fewest so far."""
-    loads = [0.0] * parts
+    the longest first, each to the part that has the fewest so far; those
+    of not_first never to the first part (while there are others), which
+    starts with first_load seconds."""
+    loads = [float(first_load)] + [0.0] * (parts - 1)
     where = {}
     for name in sorted(weights, key=lambda m: (-weights[m], m)):
-        i = loads.index(min(loads))
+        allowed = range(1 if name in not_first and parts > 1 else 0, parts)
+        i = min(allowed, key=lambda j: (loads[j], j))
         where[name] = i
         loads[i] += weights[name]
     return where
 
 
+# Seconds the tests marked paths take (what the first part runs besides
+# its share, with +paths): part of the balance.
+PATHS_SECONDS = 140
+
+
 def pytest_collection_modifyitems(config, items):
     """IET_VM_PART=K/N (scripts/check-kernels NAME:K/N): only the modules
-    of part K of N, so that N kernels share the whole suite."""
+    of part K of N, so that N kernels share the whole suite. Modules with
+    tests marked paths are never in the first part, so that with
+    K/N+paths, for the first part only, those tests run on two kernels:
+    the first part's, and the one their module is dealt to."""
     spec = os.environ.get("IET_VM_PART")
     if not spec:
         return
-    k, n = (int(x) for x in spec.split("/"))
+    part, plus, extra = spec.partition("+")
+    assert not plus or extra == "paths", f"IET_VM_PART={spec}: expected K/N or K/N+paths"
+    k, n = (int(x) for x in part.split("/"))
     assert 1 <= k <= n, f"IET_VM_PART={spec}: expected K/N with 1 <= K <= N"
+    assert not plus or k == 1, f"IET_VM_PART={spec}: +paths is for the first part"
     by_module = {}
     for item in items:
         by_module.setdefault(item.module.__name__, []).append(item)
+    paths = {m for m, its in by_module.items()
+             if any(it.get_closest_marker("paths") for it in its)}
     where = split_modules({m: MODULE_SECONDS.get(m, 10 * len(its))
-                           for m, its in by_module.items()}, n)
-    keep = [it for it in items if where[it.module.__name__] == k - 1]
+                           for m, its in by_module.items()}, n,
+                          not_first=paths, first_load=PATHS_SECONDS)
+    keep = [it for it in items if where[it.module.__name__] == k - 1 or
+            (plus and it.get_closest_marker("paths"))]
     config.hook.pytest_deselected(items=[it for it in items if it not in keep])
     items[:] = keep
 

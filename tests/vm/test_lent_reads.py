@@ -19,6 +19,8 @@ from vmlib.rawiscsi import Connection
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import KiB, MiB, wait_until
 
+pytestmark = pytest.mark.paths
+
 ANSWER_S = 10
 FILE_SIZE = 16 * MiB
 

@@ -186,6 +186,7 @@ def lost_writes(path, promised, by_seq):
     return lost
 
 
+@pytest.mark.paths
 @pytest.mark.parametrize("mode", ["fileio-wt", "fileio-wb", "blockio-wt", "blockio-wb"])
 def test_every_promised_write_survives_a_power_cut(mode, logged_device, kmod, ietd, initiator):
     lun_type, iomode = mode.split("-")
