@@ -124,14 +124,50 @@ static struct bio *new_bio(struct iet_scsi_req *req, struct block_device *bdev,
 }
 
 /*
+ * Whether the command's I/O goes to the device as one bio it takes whole,
+ * as REQ_NOWAIT needs: the block layer fails a REQ_NOWAIT bio it would
+ * have to split, and a command of several bios failing in part would run
+ * again over blocks some of them had written, after a fence or a COMPARE
+ * AND WRITE that came between. Within the queue's limits: its transfer
+ * and segment sizes, its segment count (one page is at most one segment),
+ * no gap its virtual boundary forbids, no chunk to cross.
+ */
+static bool nowait_fits(struct block_device *bdev,
+			const struct iet_scsi_req *req)
+{
+	struct request_queue *q = bdev_get_queue(bdev);
+	unsigned long gap = queue_virt_boundary(q);
+	unsigned int i, nr = req->buf.nr;
+
+	if (!bdev_nowait(bdev))
+		return false;
+	if (req->io.op == IET_IO_FLUSH)
+		return true;
+	if (req->io.len > (u64)queue_max_sectors(q) << SECTOR_SHIFT ||
+	    nr > min_t(unsigned int, queue_max_segments(q), BIO_MAX_VECS) ||
+	    q->limits.chunk_sectors)
+		return false;
+	for (i = 0; i < nr; i++) {
+		const struct bio_vec *bv = &req->buf.bvec[i];
+
+		if (bv->bv_len > queue_max_segment_size(q))
+			return false;
+		if (gap && ((i && (bv->bv_offset & gap)) ||
+			    (i + 1 < nr && ((bv->bv_offset + bv->bv_len) & gap))))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Bios for the command's buffer, each as large as the block layer takes;
  * the pending count starts at one so that no early completion ends the
  * command before the last bio is out. In the receiving thread (io.nowait)
- * every bio is REQ_NOWAIT: a full queue or a bio not to be had ends the
- * command -EAGAIN once those out are back, and it runs again, whole, in
- * an I/O thread (reads and writes of the same blocks twice are the same
- * reads and writes). A device that cannot take REQ_NOWAIT (some stacked
- * ones) is left to the I/O threads from the start.
+ * only I/O of one bio the device takes whole starts, REQ_NOWAIT: a full
+ * queue or a bio not to be had ends it -EAGAIN, having written nothing,
+ * and it runs again in an I/O thread, which may sleep; so does all other
+ * I/O, and all I/O to a device that cannot take REQ_NOWAIT (some stacked
+ * ones), at once.
  */
 static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 {
@@ -146,7 +182,7 @@ static void blockio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 	atomic_set(&io->pending, 1);
 	io->error = 0;
 	io->blocked = false;
-	if (io->nowait && !bdev_nowait(bdev)) {
+	if (io->nowait && !nowait_fits(bdev, req)) {
 		iet_scsi_io_done(req, -EAGAIN);
 		return;
 	}
