@@ -227,6 +227,7 @@ struct iet_pr {
 	struct iet_session *scsi2;		/* SPC-2 RESERVE's holder */
 	bool active;				/* a reservation: commands check */
 	bool persisted;				/* the newest record has state */
+	bool legacy;				/* it is an older module's */
 	char slot;				/* the file holding it */
 	u64 seq;				/* its sequence number */
 };

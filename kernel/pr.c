@@ -375,7 +375,7 @@ static void notify(struct iet_lun *lun, struct iet_session *except,
  * derived from the target and LUN number for another volume added at a
  * number that was free again) each have their own records. Records of an
  * older module, named NAA.a and NAA.b, are read where a LUN has none of
- * its own yet.
+ * its own yet, and emptied once it has.
  */
 #define PR_MAGIC	0x52544549	/* "IETR" */
 #define PR_VERSION	1
@@ -422,10 +422,10 @@ static char *pr_path(struct iet_lun *lun, char slot, bool old)
 			 slot);
 }
 
-static int write_record(struct iet_lun *lun, char slot, const void *rec,
-			size_t len)
+static int write_record(struct iet_lun *lun, char slot, bool old,
+			const void *rec, size_t len)
 {
-	char *path = pr_path(lun, slot, false);
+	char *path = pr_path(lun, slot, old);
 	struct file *f;
 	loff_t pos = 0;
 	ssize_t n;
@@ -451,6 +451,28 @@ static int write_record(struct iet_lun *lun, char slot, const void *rec,
 	ret = vfs_fsync(f, 0);
 	filp_close(f, NULL);
 	return ret;
+}
+
+/*
+ * The LUN's state came from an older module's records and is now in its
+ * own: those become empty, so that none of it comes back, should the LUN
+ * ever have no record of its own again (a Path spelt otherwise).
+ */
+static void forget_legacy(struct iet_lun *lun)
+{
+	struct pr_file rec = {
+		.magic = cpu_to_le32(PR_MAGIC),
+		.version = cpu_to_le16(PR_VERSION),
+		.seq = cpu_to_le64(lun->pr.seq),
+	};
+	char slot;
+
+	rec.crc = cpu_to_le32(crc32c(~0, &rec, sizeof(rec)));
+	for (slot = 'a'; slot <= 'b'; slot++)
+		if (write_record(lun, slot, true, &rec, sizeof(rec)))
+			pr_warn("target %u lun %u: the older module's record %c could not be emptied\n",
+				lun->target->tid, lun->lun, slot);
+	lun->pr.legacy = false;
 }
 
 /* Persist st (an empty record for a state not to be kept), under mutex. */
@@ -487,7 +509,7 @@ static int persist(struct iet_lun *lun, const struct iet_pr_state *st)
 		k++;
 	}
 	rec->crc = cpu_to_le32(crc32c(~0, rec, len));
-	ret = write_record(lun, pr->slot == 'a' ? 'b' : 'a', rec, len);
+	ret = write_record(lun, pr->slot == 'a' ? 'b' : 'a', false, rec, len);
 	kvfree(rec);
 	if (ret) {
 		pr_warn("target %u lun %u: cannot keep persistent reservations in %s: error %d\n",
@@ -497,6 +519,8 @@ static int persist(struct iet_lun *lun, const struct iet_pr_state *st)
 	pr->seq++;
 	pr->slot = pr->slot == 'a' ? 'b' : 'a';
 	pr->persisted = nr > 0;
+	if (pr->legacy)
+		forget_legacy(lun);
 	return 0;
 }
 
@@ -563,6 +587,7 @@ static int restore(struct iet_lun *lun, unsigned long unused)
 	if (!a && !b) {
 		a = read_record(lun, 'a', true);
 		b = read_record(lun, 'b', true);
+		pr->legacy = a || b;
 	}
 
 	/* The next write goes to the other file (to .a if there is none). */

@@ -504,6 +504,18 @@ def test_aptpl_records_are_each_luns_own_though_they_share_a_scsi_id(
     persist(s.disk(0), "--out", "--register-ignore", "--param-sark=e", "--param-aptpl")
     assert keys(s.disk(0)) == [0xd, 0xe]
     assert any("-" in p.name for p in PR_DIR.glob("*.[ab]")), records()
+    # The older records are emptied (a header, no registration): a LUN that
+    # again has none of its own (its Path spelt otherwise) gets nothing back.
+    old = [p for p in PR_DIR.glob("*.[ab]") if "-" not in p.name]
+    assert len(old) == 2 and all(p.stat().st_size == 24 for p in old), records()
+    ini.logout_all(timeout=300)
+    d.stop()
+    kmod.unload()
+    for p in PR_DIR.glob("*-*.[ab]"):
+        p.unlink()
+    kmod.load()
+    d = ietd(Target(name, [Lun(0, images[0], params={"ScsiId": "shared"})]))
+    assert keys(initiator.login(name).disk(0)) == []
 
 
 def pr_out(dev, sa, plist, tp=0, length=None):
