@@ -452,20 +452,27 @@ def test_aptpl_records_are_each_luns_own_though_they_share_a_scsi_id(
     images = [str(backing(f"pr-ids-{i}", 16 * MiB)) for i in range(3)]
     target = Target(name, [Lun(0, images[0], params={"ScsiId": "shared"}),
                            Lun(1, images[1], params={"ScsiId": "shared"})])
-    d = ietd(target)
+    daemon = [ietd(target)]
     s = initiator.login(name)
+
+    def reload(target, between=lambda: None):
+        """Module reloaded under a new ietd (between() done while it is
+        out); the new session."""
+        ini.logout_all(timeout=300)
+        daemon[0].stop()
+        kmod.unload()
+        between()
+        kmod.load()
+        daemon[0] = ietd(target)
+        return initiator.login(name)
+
     persist(s.disk(0), "--out", "--register", "--param-sark=a", "--param-aptpl")
     persist(s.disk(1), "--out", "--register", "--param-sark=b", "--param-aptpl")
     persist(s.disk(1), "--out", "--register", "--param-rk=b", "--param-sark=c",
             "--param-aptpl")
     assert len({p.name.split(".")[0] for p in PR_DIR.glob("*.[ab]")}) == 2, records()
 
-    ini.logout_all(timeout=300)
-    d.stop()
-    kmod.unload()
-    kmod.load()
-    d = ietd(target)
-    s = initiator.login(name)
+    s = reload(target)
     assert (keys(s.disk(0)), keys(s.disk(1))) == ([0xa], [0xc])
 
     # Another volume at LUN 1 (as Proxmox VE deletes and adds): the same
@@ -480,25 +487,21 @@ def test_aptpl_records_are_each_luns_own_though_they_share_a_scsi_id(
 
     # An older module's records (NAA.a, NAA.b) are read where a LUN has
     # none of its own yet, and its next record is its own.
-    ini.logout_all(timeout=300)
-    d.stop()
-    kmod.unload()
-    for p in PR_DIR.glob("*.[ab]"):
-        p.unlink()
-    kmod.load()
-    d = ietd(Target(name, [Lun(0, images[0], params={"ScsiId": "shared"})]))
-    s = initiator.login(name)
+    one = Target(name, [Lun(0, images[0], params={"ScsiId": "shared"})])
+
+    def unlink(pattern):
+        for p in PR_DIR.glob(pattern):
+            p.unlink()
+
+    def rename_to_old():
+        for p in PR_DIR.glob("*.[ab]"):
+            naa, rest = p.name.split("-")
+            p.rename(PR_DIR / f"{naa}.{rest.split('.')[1]}")
+
+    s = reload(one, lambda: unlink("*.[ab]"))
     assert keys(s.disk(0)) == []
     persist(s.disk(0), "--out", "--register", "--param-sark=d", "--param-aptpl")
-    ini.logout_all(timeout=300)
-    d.stop()
-    kmod.unload()
-    for p in PR_DIR.glob("*.[ab]"):
-        naa, rest = p.name.split("-")
-        p.rename(PR_DIR / f"{naa}.{rest.split('.')[1]}")
-    kmod.load()
-    d = ietd(Target(name, [Lun(0, images[0], params={"ScsiId": "shared"})]))
-    s = initiator.login(name)
+    s = reload(one, rename_to_old)
     assert keys(s.disk(0)) == [0xd]
     # (The registration is the old session's initiator port, not this one's.)
     persist(s.disk(0), "--out", "--register-ignore", "--param-sark=e", "--param-aptpl")
@@ -508,14 +511,8 @@ def test_aptpl_records_are_each_luns_own_though_they_share_a_scsi_id(
     # again has none of its own (its Path spelt otherwise) gets nothing back.
     old = [p for p in PR_DIR.glob("*.[ab]") if "-" not in p.name]
     assert len(old) == 2 and all(p.stat().st_size == 24 for p in old), records()
-    ini.logout_all(timeout=300)
-    d.stop()
-    kmod.unload()
-    for p in PR_DIR.glob("*-*.[ab]"):
-        p.unlink()
-    kmod.load()
-    d = ietd(Target(name, [Lun(0, images[0], params={"ScsiId": "shared"})]))
-    assert keys(initiator.login(name).disk(0)) == []
+    s = reload(one, lambda: unlink("*-*.[ab]"))
+    assert keys(s.disk(0)) == []
 
 
 def pr_out(dev, sa, plist, tp=0, length=None):
