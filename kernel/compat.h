@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Every difference between the kernels iscsi_trgt supports (6.1 to 6.12,
- * the kernels Debian 12 ships, generic, cloud and PREEMPT_RT), in one
+ * Every difference between the kernels iscsi_trgt supports (6.1 to 7.x:
+ * Debian 12's 6.1 and 6.12, Debian 13's 6.12 and trixie-backports' 7.x,
+ * generic, cloud and PREEMPT_RT), in one
  * place (and compat_unaligned.h, which it includes): no version test
  * anywhere else. Tested by feature where a feature can be seen from C, by
  * version where it cannot.
@@ -19,6 +20,7 @@
 #include <linux/uio.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
+#include <scsi/scsi_proto.h>
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0)
 #error "iscsi_trgt needs Linux 6.1 or later"
@@ -45,6 +47,12 @@ static inline struct nlattr **iet_dump_attrs(struct netlink_callback *cb)
 {
 	return genl_dumpit_info(cb)->attrs;
 }
+#endif
+
+/* Kernels after 6.12 (7.x does) name SCSI-2's RESERVE and RELEASE by length. */
+#ifndef RESERVE_6
+#define RESERVE_6 RESERVE
+#define RELEASE_6 RELEASE
 #endif
 
 /* 6.16 renamed from_timer(). */

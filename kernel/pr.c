@@ -223,7 +223,7 @@ static u32 live_regs(const struct iet_pr_state *st)
 
 static bool is_release(u8 op)
 {
-	return op == RELEASE || op == RELEASE_10;
+	return op == RELEASE_6 || op == RELEASE_10;
 }
 
 /*
@@ -1494,12 +1494,12 @@ int iet_pr_admin_clear(struct iet_lun *lun, bool all)
 #define CONTROL		0x04	/* NACA, refused: no ACA */
 
 const struct iet_opcode iet_pr_opcodes[] = {
-	{ .op = RESERVE, .len = 6, .timeout = 10, .flags = IET_OP_PR_OWN,
+	{ .op = RESERVE_6, .len = 6, .timeout = 10, .flags = IET_OP_PR_OWN,
 	  .parse = reserve_parse,
-	  .usage = { RESERVE, 0, 0, 0, 0, CONTROL } },
-	{ .op = RELEASE, .len = 6, .timeout = 10, .flags = IET_OP_PR_OWN,
+	  .usage = { RESERVE_6, 0, 0, 0, 0, CONTROL } },
+	{ .op = RELEASE_6, .len = 6, .timeout = 10, .flags = IET_OP_PR_OWN,
 	  .parse = reserve_parse,
-	  .usage = { RELEASE, 0, 0, 0, 0, CONTROL } },
+	  .usage = { RELEASE_6, 0, 0, 0, 0, CONTROL } },
 	{ .op = RESERVE_10, .len = 10, .timeout = 10, .flags = IET_OP_PR_OWN,
 	  .parse = reserve_parse,
 	  .usage = { RESERVE_10, 0, 0, 0, 0, 0, 0, 0, 0, CONTROL } },
