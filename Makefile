@@ -22,19 +22,18 @@ KSRC = $(filter-out %.mod.c,$(wildcard $(CURDIR)/kernel/*.[ch])) $(CURDIR)/kerne
 
 # make check: the VM suite on each of KERNELS (NAME, NAME:K/N for part K of
 # it split N ways, NAME:1/N+paths, NAME:short or NAME:guard; names as
-# scripts/kernels knows them),
-# after a warning-free build (W=1, sparse on the generic ones) for each of
-# BUILD_KERNELS. By default every test runs once, on 6.1, 6.12 or 6.12
-# PREEMPT_RT, a third of the suite on each: the whole suite on one kernel
-# and short ones on the others took CI past the hour, and a short suite
-# beside two halves left it too close to it. The tests of the paths that
-# differ between 6.1 and 6.12 (pytest -m paths: the send path, page-cache
-# lending, power cuts) run on 6.1 as well (+paths) as where their module
-# is dealt, in the 6.12 parts.
+# scripts/kernels knows them), after a warning-free build (W=1, sparse
+# where the headers can run it) for each of BUILD_KERNELS, Debian 13's in
+# the Debian 13 build root, and DKMS building the module for the newest
+# kernel there. By default every test runs once, on 6.1, 6.12 or 6.12
+# PREEMPT_RT, a third of the suite on each; the tests of the paths that
+# differ between 6.1 and 6.12 (pytest -m paths) run on 6.1 as well
+# (+paths) as where their module is dealt, in the 6.12 parts.
 # The debug kernel (KASAN, lockdep, kmemleak) runs the guard suite: hostile
 # input, the defects reviews found, teardown and fio verify.
 KERNELS ?= 6.1:1/3+paths 6.12:2/3 6.12-rt:3/3 debug:guard
-BUILD_KERNELS ?= 6.1 6.1-rt 6.1-cloud 6.12 6.12-rt 6.12-cloud
+BUILD_KERNELS ?= 6.1 6.1-rt 6.1-cloud 6.12 6.12-rt 6.12-cloud trixie newest newest-rt
+DKMS_KERNELS ?= newest
 
 DESTDIR ?=
 PREFIX ?= /usr
@@ -49,6 +48,14 @@ export KDIR
 
 all: kernel usr
 
+# Debian 13's kernels build inside the Debian 13 build root, with its
+# toolchain: the same make there, the same paths (scripts/buildroot run).
+ROOT13 := $(CURDIR)/build/debian13
+ifneq ($(filter $(ROOT13)/%,$(KDIR)),)
+kernel:
+	@scripts/buildroot run $(MAKE) --no-print-directory kernel \
+		KDIR=$(patsubst $(ROOT13)%,%,$(KDIR)) KFLAGS="$(KFLAGS)"
+else
 kernel:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || \
 		{ echo "no kernel build tree: install linux-headers or pass KDIR=" >&2; exit 1; }
@@ -59,12 +66,13 @@ kernel:
 	@find $(KBUILD) -maxdepth 1 -xtype l -delete
 	@ln -sf $(KSRC) $(KBUILD)/
 	$(MAKE) -C $(KDIR) M=$(KBUILD) IET_UAPI=$(CURDIR)/include/uapi W=1 $(KFLAGS) modules
+endif
 
 usr:
 	$(MAKE) -C usr
 
 deps:
-	scripts/deps --vm "$(KERNELS)" --build "$(BUILD_KERNELS)"
+	scripts/deps --vm "$(KERNELS)" --build "$(BUILD_KERNELS) $(DKMS_KERNELS)"
 
 # Builds go as wide as the machine; the tests themselves run one by one.
 NPROC := $(shell nproc 2>/dev/null || echo 1)
@@ -72,6 +80,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 check: deps
 	$(MAKE) -j$(NPROC) check-unit
 	scripts/check-build $(BUILD_KERNELS)
+	scripts/check-dkms $(DKMS_KERNELS)
 	scripts/check-kernels $(KERNELS)
 
 check-build: usr
