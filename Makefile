@@ -21,17 +21,18 @@ KBUILD = $(CURDIR)/build/kmod/$(KREL)
 KSRC = $(filter-out %.mod.c,$(wildcard $(CURDIR)/kernel/*.[ch])) $(CURDIR)/kernel/Kbuild
 
 # make check: the VM suite on each of KERNELS (NAME, NAME:K/N for part K of
-# it split N ways, NAME:1/N+paths, NAME:short or NAME:guard; names as
-# scripts/kernels knows them), after a warning-free build (W=1, sparse
-# where the headers can run it) for each of BUILD_KERNELS, Debian 13's in
-# the Debian 13 build root, and DKMS building the module for the newest
-# kernel there. By default every test runs once, on 6.1, 6.12 or 6.12
-# PREEMPT_RT, a third of the suite on each; the tests of the paths that
-# differ between 6.1 and 6.12 (pytest -m paths) run on 6.1 as well
-# (+paths) as where their module is dealt, in the 6.12 parts.
-# The debug kernel (KASAN, lockdep, kmemleak) runs the guard suite: hostile
-# input, the defects reviews found, teardown and fio verify.
-KERNELS ?= 6.1:1/3+paths 6.12:2/3 6.12-rt:3/3 debug:guard
+# it split N ways, NAME:K/N+paths, NAME:paths, NAME:short or NAME:guard;
+# names as scripts/kernels knows them), after a warning-free build (W=1,
+# sparse where the headers can run it) for each of BUILD_KERNELS, and DKMS
+# building the module for the newest kernel in the Debian 13 build root.
+# By default every test runs once, on Debian 12's 6.1, Debian 13's 6.12
+# (trixie) or the newest kernel of trixie-backports, a third of the suite
+# on each, and the tests of the paths that differ between kernels (pytest
+# -m paths: the send path, page-cache lending, power cuts, blockio's bios,
+# netlink, timers) on all three (+paths). The debug kernel (KASAN,
+# lockdep, kmemleak) runs the guard suite: hostile input, the defects
+# reviews found, teardown and fio verify.
+KERNELS ?= 6.1:1/3+paths trixie:2/3+paths newest:3/3+paths debug:guard
 BUILD_KERNELS ?= 6.1 6.1-rt 6.1-cloud 6.12 6.12-rt 6.12-cloud trixie newest newest-rt
 DKMS_KERNELS ?= newest
 

@@ -40,32 +40,33 @@ MODULE_SECONDS = {
 }
 
 
-def split_modules(weights, parts, not_first=(), first_load=0.0):
+def split_modules(weights, parts):
     """Modules (name -> seconds) dealt into parts of about equal seconds:
-    the longest first, each to the part that has the fewest so far; those
-    of not_first never to the first part (while there are others), which
-    starts with first_load seconds."""
-    loads = [float(first_load)] + [0.0] * (parts - 1)
+    the longest first, each to the part that has the fewest so far."""
+    loads = [0.0] * parts
     where = {}
     for name in sorted(weights, key=lambda m: (-weights[m], m)):
-        allowed = range(1 if name in not_first and parts > 1 else 0, parts)
-        i = min(allowed, key=lambda j: (loads[j], j))
+        i = min(range(parts), key=lambda j: (loads[j], j))
         where[name] = i
         loads[i] += weights[name]
     return where
 
 
-# Seconds the tests marked paths take (what the first part runs besides
-# its share, with +paths): part of the balance.
-PATHS_SECONDS = 140
+# Seconds the tests marked paths take in each module that has them, of
+# MODULE_SECONDS: what a part with +paths runs besides its share, and so
+# not part of the balance.
+PATHS_SECONDS = {
+    "test_hostile": 75, "test_power_cut": 58, "test_lent_reads": 11,
+    "test_fio": 12, "test_disappear": 10, "test_module_load": 3,
+}
 
 
 def pytest_collection_modifyitems(config, items):
     """IET_VM_PART=K/N (scripts/check-kernels NAME:K/N): only the modules
-    of part K of N, so that N kernels share the whole suite. Modules with
-    tests marked paths are never in the first part, so that with
-    K/N+paths, for the first part only, those tests run on two kernels:
-    the first part's, and the one their module is dealt to."""
+    of part K of N, so that N kernels share the whole suite; K/N+paths:
+    besides, every test marked paths, wherever its module went. With
+    +paths on every part (make check), the tests of the paths that differ
+    between kernels run on every kernel and the rest once."""
     spec = os.environ.get("IET_VM_PART")
     if not spec:
         return
@@ -73,15 +74,11 @@ def pytest_collection_modifyitems(config, items):
     assert not plus or extra == "paths", f"IET_VM_PART={spec}: expected K/N or K/N+paths"
     k, n = (int(x) for x in part.split("/"))
     assert 1 <= k <= n, f"IET_VM_PART={spec}: expected K/N with 1 <= K <= N"
-    assert not plus or k == 1, f"IET_VM_PART={spec}: +paths is for the first part"
     by_module = {}
     for item in items:
         by_module.setdefault(item.module.__name__, []).append(item)
-    paths = {m for m, its in by_module.items()
-             if any(it.get_closest_marker("paths") for it in its)}
-    where = split_modules({m: MODULE_SECONDS.get(m, 10 * len(its))
-                           for m, its in by_module.items()}, n,
-                          not_first=paths, first_load=PATHS_SECONDS)
+    where = split_modules({m: max(MODULE_SECONDS.get(m, 10 * len(its)) - PATHS_SECONDS.get(m, 0), 0)
+                           for m, its in by_module.items()}, n)
     keep = [it for it in items if where[it.module.__name__] == k - 1 or
             (plus and it.get_closest_marker("paths"))]
     config.hook.pytest_deselected(items=[it for it in items if it not in keep])

@@ -57,6 +57,8 @@ def test_initiator_daemon_killed_and_connection_reset_mid_io(kmod, ietd, backing
     assert_target_recovers(daemon, kmod, rug)
 
 
+# The NOP-In timer, whose API moved (from_timer, timer_container_of).
+@pytest.mark.paths
 def test_initiator_silenced_mid_io_is_dropped_by_nop_timeout(kmod, ietd, backing, initiator, rug):
     name = iqn("vanish-silent")
     daemon = start_target(ietd, backing, name)

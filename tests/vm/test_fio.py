@@ -39,8 +39,13 @@ SHORT = {("fileio-file", "crc32c"), ("fileio-brd", "none"), ("blockio-brd", "non
 # the page cache and on nullio (the network path alone), not on each backend.
 # The debug kernel's suite verifies with fio in test_big_writes.py, where
 # writes wait for memory, and leaves this matrix to the other kernels.
+# blockio's bios (their flags, REQ_NOWAIT from the read thread, and how
+# the device is opened) differ from kernel to kernel: that case runs on
+# every kernel (pytest -m paths).
+PATHS = {("blockio-brd", "none")}
 CASES = [pytest.param(b, d, id=f"{b}-{d}",
-                      marks=[pytest.mark.short] if (b, d) in SHORT else [])
+                      marks=([pytest.mark.short] if (b, d) in SHORT else []) +
+                            ([pytest.mark.paths] if (b, d) in PATHS else []))
          for b, digests in [("fileio-file", ["none", "crc32c"]), ("fileio-brd", ["none"]),
                             ("blockio-brd", ["none"]), ("nullio", ["none", "crc32c"])]
          for d in digests]
