@@ -27,6 +27,7 @@
 #include "prdir.h"
 #include "registry.h"
 #include "runtime.h"
+#include "tpg_retire.h"
 #include "version.h"
 
 struct ietd {
@@ -249,6 +250,7 @@ static void on_kernel(struct watch *w, uint32_t events)
 	}
 	/* A session that closed may be one a waiting ietadm asked to go. */
 	ctl_poll(&d->ctl, now_ms());
+	tpg_retire_poll(now_ms());
 	if (ret < 0)
 		log_peer(LOG_ERR, "reading kernel events: %s%s%s",
 			 strerror(-ret), *kernel_errmsg() ? ": " : "",
@@ -263,6 +265,7 @@ static void on_tick(void *arg, uint64_t now)
 	peer_log_tick();
 	portals_tick(&d->portals);
 	ctl_tick(&d->ctl, now);
+	tpg_retire_poll(now);
 }
 
 static int watch_signals(struct ietd *d)
@@ -624,6 +627,7 @@ int main(int argc, char **argv)
 	if (o.pidfile)
 		unlink(o.pidfile);
 	registry_free(&d.reg);
+	tpg_retire_free_all();
 	state_close(&d.rt.state);
 	config_free(&d.rt.cfg);
 	if (d.rt.config_path != path)

@@ -11,13 +11,11 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "log.h"
 #include "logout.h"
 #include "loop.h"
 
-#define POLL_NS		(100 * 1000 * 1000)
 /* The kernel looks at deadlines once a second and drops in a work item. */
 #define SLACK_S		3
 
@@ -111,26 +109,5 @@ int logout_poll(struct logout_wait *lw, uint64_t now)
 			 ret, ret == 1 ? "" : "s", lw->wait);
 		return 0;
 	}
-	return ret;
-}
-
-int logout_and_wait(const struct logout_scope *sc, size_t n,
-		    unsigned int wait)
-{
-	const struct timespec nap = { 0, POLL_NS };
-	struct logout_scope *copy = calloc(n ? n : 1, sizeof(*copy));
-	struct logout_wait lw;
-	int ret;
-
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, sc, n * sizeof(*sc));
-	ret = logout_ask(&lw, copy, n, wait);
-	if (ret)
-		return ret;
-	while (logout_poll(&lw, now_ms()) > 0)
-		nanosleep(&nap, NULL);
-	ret = remaining(lw.sc, lw.n);
-	logout_wait_free(&lw);
 	return ret;
 }

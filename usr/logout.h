@@ -44,13 +44,4 @@ int logout_ask(struct logout_wait *lw, struct logout_scope *sc, size_t n,
 int logout_poll(struct logout_wait *lw, uint64_t now);
 void logout_wait_free(struct logout_wait *lw);
 
-/*
- * Ask and wait, blocking: for a reload that removes a portal group under
- * its sessions, which has no later to give the rest of its plan to.
- * Returns how many are still there (0: all gone), -ENOENT when nobody was
- * asked, or another -errno.
- */
-int logout_and_wait(const struct logout_scope *sc, size_t n,
-		    unsigned int wait);
-
 #endif

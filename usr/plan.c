@@ -11,6 +11,7 @@
 #include "logout.h"
 #include "params.h"
 #include "plan.h"
+#include "tpg_retire.h"
 
 /* Steps are collected by kind, then concatenated in this order. */
 struct builder {
@@ -546,30 +547,6 @@ int apply_target_params(uint32_t tid, const uint32_t *tparams,
 	return ret ? ret : kernel_target_set(tid, tparams, NULL);
 }
 
-/*
- * Ask the sessions of a portal group to log out, so that multipath
- * initiators move to another group at once, then close what is left.
- */
-static void end_group_sessions(uint32_t tid, uint16_t tpgt)
-{
-	struct logout_scope sc = { tid, tpgt, 0, -1 };
-	int ret = logout_and_wait(&sc, 1, LOGOUT_WAIT_DEFAULT);
-	struct kstate st;
-	size_t i, j;
-
-	if (!ret || kernel_dump(&st))
-		return;
-	for (i = 0; i < st.nr_targets; i++) {
-		if (st.targets[i].tid != tid)
-			continue;
-		for (j = 0; j < st.targets[i].nr_sessions; j++)
-			if (logout_in_scope(&sc, &st.targets[i].sessions[j]))
-				kernel_session_del(tid,
-						   st.targets[i].sessions[j].sid);
-	}
-	kstate_free(&st);
-}
-
 static int do_step(const struct plan_step *s)
 {
 	uint32_t tid = s->tid;
@@ -588,8 +565,13 @@ static int do_step(const struct plan_step *s)
 	case STEP_TPG_NEW:
 		return kernel_tpg_set(s->tid, s->tpgt, IET_ALUA_UNSPEC);
 	case STEP_TPG_DEL:
+		/*
+		 * Its portals are no longer served: multipath initiators are
+		 * asked to move to another group at once, and the group goes
+		 * when they have, without the event loop waiting.
+		 */
 		if (s->sessions)
-			end_group_sessions(s->tid, s->tpgt);
+			return tpg_retire(s->tid, s->tpgt, LOGOUT_WAIT_DEFAULT);
 		return kernel_tpg_del(s->tid, s->tpgt);
 	case STEP_LUN_NEW:
 		return kernel_lun_new(s->tid, &s->lun);
@@ -618,7 +600,8 @@ static void undo_step(const struct plan_step *s)
 		kernel_tpg_del(s->tid, s->tpgt);
 		break;
 	case STEP_TPG_DEL:
-		kernel_tpg_set(s->tid, s->tpgt, IET_ALUA_UNSPEC);
+		if (!tpg_retire_cancel(s->tid, s->tpgt))
+			kernel_tpg_set(s->tid, s->tpgt, IET_ALUA_UNSPEC);
 		break;
 	case STEP_LUN_NEW:
 		kernel_lun_del(s->tid, s->lun.lun);

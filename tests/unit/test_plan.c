@@ -8,6 +8,8 @@
 #include "helpers.h"
 #include "kernel_fake.h"
 #include "logout.h"
+#include "loop.h"
+#include "tpg_retire.h"
 #include "plan.h"
 #include "test.h"
 
@@ -550,6 +552,104 @@ TEST(plan_closes_the_sessions_of_a_group_that_goes_if_they_stay)
 	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
 	CHECK_EQ(kernel_sessions(1), 0);
 	CHECK(kernel_groups(1, "2 3 ") || kernel_groups(1, "3 2 "));
+	config_free(&model);
+}
+
+static bool kernel_has_group(uint32_t tid, uint16_t tag)
+{
+	const struct kstate *st = fake_state();
+	size_t i, j;
+
+	for (i = 0; i < st->nr_targets; i++)
+		for (j = 0; st->targets[i].tid == tid &&
+			    j < st->targets[i].nr_tpgs; j++)
+			if (st->targets[i].tpgs[j].tag == tag)
+				return true;
+	return false;
+}
+
+TEST(plan_does_not_wait_for_the_sessions_of_a_group_that_goes)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0) == 0);
+	/* The initiator takes its time to log out. */
+	fake_logout_held(true);
+	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
+	plan_free(&p);
+	/* Applied at once: group 1 of target 1 stays while its session does. */
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 1);
+	CHECK(tpg_retiring(1, 1));
+	CHECK(kernel_has_group(1, 1));
+	CHECK(kernel_has_group(1, 2));
+	CHECK(!kernel_has_group(2, 1));		/* no sessions: at once */
+	CHECK_EQ(kernel_sessions(1), 1);
+	/* Asked again by a second plan: nothing new. */
+	CHECK_EQ(tpg_retire(1, 1, LOGOUT_WAIT_DEFAULT), 0);
+	CHECK_EQ(fake_count(F_LOGOUT_REQ), 1);
+	tpg_retire_poll(now_ms());
+	CHECK(kernel_has_group(1, 1));
+	/* It logs out: the next poll takes the group. */
+	fake_logout_go();
+	tpg_retire_poll(now_ms());
+	CHECK(!tpg_retiring(1, 1));
+	CHECK(!kernel_has_group(1, 1));
+	CHECK_EQ(fake_count(F_SESSION_DEL), 0);
+	CHECK_EQ(tpg_retire_pending(), 0);
+	fake_logout_held(false);
+	config_free(&model);
+}
+
+TEST(plan_closes_what_stays_in_a_group_that_goes_once_its_time_is_up)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0) == 0);
+	/* The initiator stays, and the kernel has not dropped it yet. */
+	fake_logout_held(true);
+	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
+	plan_free(&p);
+	tpg_retire_poll(now_ms());
+	CHECK(kernel_has_group(1, 1));
+	CHECK_EQ(fake_count(F_SESSION_DEL), 0);
+	/* Past the wait and its slack: ietd closes it, then the group goes. */
+	tpg_retire_poll(now_ms() + (LOGOUT_WAIT_DEFAULT + 5) * 1000ULL);
+	CHECK_EQ(fake_count(F_SESSION_DEL), 1);
+	CHECK_EQ(kernel_sessions(1), 0);
+	CHECK(!kernel_has_group(1, 1));
+	CHECK_EQ(tpg_retire_pending(), 0);
+	fake_logout_go();
+	fake_logout_held(false);
+	config_free(&model);
+}
+
+TEST(plan_undone_keeps_a_group_that_was_going)
+{
+	struct config model = { 0 };
+	struct plan p;
+
+	start();
+	REQUIRE(run(&model, CONF) == 0);
+	REQUIRE(fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0) == 0);
+	fake_logout_held(true);
+	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	/* A step after the group's removal fails: everything is undone. */
+	fake_fail(F_TPG_DEL, -EIO, "no");
+	CHECK(plan_apply(&p, err, sizeof(err)) != 0);
+	plan_free(&p);
+	CHECK(!tpg_retiring(1, 1));
+	CHECK(kernel_has_group(1, 1));
+	CHECK_EQ(tpg_retire_pending(), 0);
+	fake_logout_go();
+	fake_logout_held(false);
 	config_free(&model);
 }
 
