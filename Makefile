@@ -7,6 +7,7 @@
 #   make install         module, tools, sample config; depmod
 #                        (install-kernel and install-usr: one half)
 #   make dkms-install    the module through DKMS, rebuilt on kernel upgrades
+#   make deb             Debian packages: iscsitarget and iscsitarget-dkms
 #   make bench           IET against LIO and tgt (not a test)
 
 # The kernel to build for: KDIR if given, else the running kernel's build
@@ -45,7 +46,7 @@ MANDIR ?= $(PREFIX)/share/man
 export KDIR
 
 .PHONY: all kernel usr check check-unit check-build check-vm checkpatch run install \
-	install-kernel install-usr uninstall clean deps dkms-install dkms-uninstall bench
+	install-kernel install-usr uninstall clean deps dkms-install dkms-uninstall bench deb check-deb
 
 all: kernel usr
 
@@ -82,7 +83,14 @@ check: deps
 	$(MAKE) -j$(NPROC) check-unit
 	scripts/check-build $(BUILD_KERNELS)
 	scripts/check-dkms $(DKMS_KERNELS)
+	$(MAKE) check-deb
 	scripts/check-kernels $(KERNELS)
+
+# The Debian packages build, lintian-clean, on Debian 12 and in the
+# Debian 13 build root.
+check-deb:
+	$(MAKE) -s deb
+	scripts/buildroot run $(MAKE) -s deb
 
 check-build: usr
 	scripts/check-build $(BUILD_KERNELS)
@@ -136,6 +144,23 @@ dkms-install:
 
 dkms-uninstall:
 	$(MAKE) -f dkms.mk uninstall
+
+# Debian packages (debian/): iscsitarget (ietd, ietadm) and
+# iscsitarget-dkms (the module's source for DKMS), built from a copy of
+# the tracked files in $(DEBDIR), where the .debs land; lintian checks them.
+# One directory per distribution: scripts/buildroot run make deb builds
+# Debian 13's beside Debian 12's.
+DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+DEBDIR ?= build/deb/$(shell . /etc/os-release && echo $$ID$$VERSION_ID)
+deb:
+	rm -rf $(DEBDIR)
+	mkdir -p $(DEBDIR)/iscsitarget-$(DEB_VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+		tar -c --null -T - | tar -x -C $(DEBDIR)/iscsitarget-$(DEB_VERSION)
+	cd $(DEBDIR)/iscsitarget-$(DEB_VERSION) && \
+		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ cat ../build.log; echo "dpkg-buildpackage failed: $(DEBDIR)/build.log" >&2; exit 1; }
+	lintian --fail-on error,warning $(DEBDIR)/iscsitarget_$(DEB_VERSION)_*.changes
 
 # IET against LIO and tgt, one VM boot: build/bench/{bench.md,ratios.png}.
 bench:
