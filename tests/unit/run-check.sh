@@ -3,8 +3,8 @@
 # make check: the unit tests, then ietd-fake with real initiator software
 # and as a daemon, the packaging, the VM suite's kernel-log audit and its
 # reading of libiscsi's conformance run, the bench's reading of the
-# scheduler's switches and its instruction profile, then the total over all
-# of them.
+# scheduler's switches and its instruction profile, how make check shares
+# the VM suite between kernels, then the total over all of them.
 cd "$(dirname "$0")"
 ./run-tests | tee obj/unit.out
 ./initiator-check.sh | tee obj/initiator.out
@@ -14,11 +14,12 @@ cd "$(dirname "$0")"
 ./cunit-check.py | tee obj/cunit.out
 ./sched-check.py | tee obj/sched.out
 ./tcgprof-check.py | tee obj/tcgprof.out
+./split-check.py | tee obj/split.out
 # Count from the summaries (tee hides exit codes); a missing one fails.
 summary='s/^\([a-z]*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed$/\2 \3/p'
 passed=0
 failed=0
-for out in unit initiator daemon packaging kmsg cunit sched tcgprof; do
+for out in unit initiator daemon packaging kmsg cunit sched tcgprof split; do
 	set -- $(sed -n "$summary" "obj/$out.out")
 	if [ $# != 2 ]; then
 		echo "the $out run ended without its summary"
