@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "digest.h"
+#include "isns_pdu.h"
 #include "readfile.h"
 #include "params.h"
 
@@ -1176,6 +1177,46 @@ static int do_portal_group(struct parser *p, char *rest)
 	return 0;
 }
 
+int isns_server_split(const char *v, char *host, size_t hostlen,
+		      uint16_t *port)
+{
+	const char *colon, *end;
+	size_t n;
+	char *e;
+	long pv;
+
+	*port = ISNS_PORT;
+	if (*v == '[') {
+		end = strchr(v, ']');
+		if (!end || end == v + 1)
+			return -EINVAL;
+		n = end - (v + 1);
+		colon = end[1] == ':' ? end + 1 : NULL;
+		if (end[1] && !colon)
+			return -EINVAL;
+		v++;
+	} else {
+		colon = strchr(v, ':');
+		if (colon && strchr(colon + 1, ':'))
+			return -EINVAL;	/* IPv6 needs its brackets */
+		n = colon ? (size_t)(colon - v) : strlen(v);
+	}
+	if (!n || n >= hostlen)
+		return -EINVAL;
+	memcpy(host, v, n);
+	host[n] = '\0';
+	if (strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") != n)
+		return -EINVAL;
+	if (colon) {
+		errno = 0;
+		pv = strtol(colon + 1, &e, 10);
+		if (*e || e == colon + 1 || pv < 1 || pv > 65535)
+			return -EINVAL;
+		*port = pv;
+	}
+	return 0;
+}
+
 static int do_global(struct parser *p, const char *key, const char *value)
 {
 	struct config *cfg = p->cfg;
@@ -1204,28 +1245,20 @@ static int do_global(struct parser *p, const char *key, const char *value)
 		return 0;
 	}
 
-	/*
-	 * IET's iSNS keys. ietd has no iSNS client yet: a server it would
-	 * neither register with nor follow, or an access control it would
-	 * not apply (and so open to all the other rules allow), is refused
-	 * in ietd.conf; a state file an older ietd wrote may still hold them.
-	 */
-	if (!strcasecmp(key, "iSNSServer") && !(p->flags & CONFIG_STATE))
-		return fail(p, key,
-			    "iSNS is not implemented: ietd would not register its targets with %.64s; remove the line (initiators find them with SendTargets)",
-			    value);
-	if (!strcasecmp(key, "iSNSAccessControl") &&
-	    !(p->flags & CONFIG_STATE) && !strcasecmp(value, "Yes"))
-		return fail(p, key,
-			    "iSNS is not implemented, so no discovery domain would admit or refuse anyone: remove the line and say who may log in with initiators.allow");
+	/* IET's iSNS keys (isns.h): checked here, resolved when applied. */
 	if (!strcasecmp(key, "iSNSServer")) {
+		char host[256];
+		uint16_t port;
+
 		if (p->isns_line)
 			return fail(p, key, "already set on line %u",
 				    p->isns_line);
 		p->isns_line = p->line;
 		if (!*value || has_space(value) ||
-		    strlen(value) >= sizeof(cfg->isns_server))
-			return fail(p, key, "expected one host name or address");
+		    strlen(value) >= sizeof(cfg->isns_server) ||
+		    isns_server_split(value, host, sizeof(host), &port))
+			return fail(p, key,
+				    "expected one host name or address, with an optional :port ([IPv6]:port)");
 		strcpy(cfg->isns_server, value);
 		return 0;
 	}
@@ -1373,6 +1406,12 @@ int config_parse_flags(const char *buf, size_t len, const char *file,
 	}
 	if (end_target(&p) || check_all_secrets(&p))
 		goto fail;
+	if (cfg->isns_access_control && !cfg->isns_server[0]) {
+		p.line = p.isns_ac_line;
+		fail(&p, "iSNSAccessControl",
+		     "Yes needs an iSNSServer to ask who shares a discovery domain with each target");
+		goto fail;
+	}
 	wipe(l, sizeof(l));
 	return 0;
 fail:

@@ -72,6 +72,12 @@ int redirect_parse(const char *v, char *out, size_t outlen, char *err,
  */
 int portal_addr_parse(const char *v, struct portal_addr *p, char *err,
 		      size_t errlen);
+/*
+ * iSNSServer's value, HOST[:PORT] with a host name, an IPv4 address or
+ * [IPv6], into host and port (3205 when none is given). -EINVAL if not.
+ */
+int isns_server_split(const char *v, char *host, size_t hostlen,
+		      uint16_t *port);
 /* Portals without a port listen on port (ietd -p): set it in them. */
 void config_resolve_ports(struct config *cfg, uint16_t port);
 /* The same groups, tags and portals, in the same order (lines aside)? */

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "acl_cache.h"
+#include "isns_acl.h"
 #include "discovery.h"
 #include "params.h"
 
@@ -262,6 +263,10 @@ int sendtargets(const struct config *cfg, const char *what,
 			continue;
 		if (!access_portal(a, t->name, who->local) ||
 		    !access_initiator(a, t->name, who->initiator, who->peer))
+			continue;
+		/* Hidden unless the iSNS server says they share a domain. */
+		if (cfg->isns_access_control &&
+		    isns_acl_check(t->name, who->initiator) != ISNS_ADMIT)
 			continue;
 		if (textbuf_add(out, "TargetName", t->name) ||
 		    target_addresses(cfg, a, t->name, who->local, out))

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "acl_cache.h"
+#include "isns_acl.h"
 #include "discovery.h"
 #include "login.h"
 #include "params.h"
@@ -235,6 +236,30 @@ static bool list_has(const char *list, const char *item)
 }
 
 /*
+ * iSNSAccessControl: the initiator must share a discovery domain with the
+ * target, as the iSNS server last said (isns_acl.h); no answer refuses.
+ */
+static int check_isns(struct login *l, const struct target_conf *t,
+		      const char *iname)
+{
+	switch (isns_acl_check(t->name, iname)) {
+	case ISNS_ADMIT:
+		return LS_SUCCESS;
+	case ISNS_NOT_IN_DD:
+		snprintf(l->err, sizeof(l->err),
+			 "access to %.223s refused by iSNSAccessControl: the initiator is in none of its iSNS discovery domains",
+			 t->name);
+		return LS_AUTHZ_FAILED;
+	case ISNS_UNKNOWN:
+		break;
+	}
+	snprintf(l->err, sizeof(l->err),
+		 "access to %.223s refused by iSNSAccessControl: the iSNS server has not said who is in its discovery domains (unreachable?)",
+		 t->name);
+	return LS_AUTHZ_FAILED;
+}
+
+/*
  * The access files as they are now (acl_cache.h): targets.allow hides the
  * target on this portal, initiators.allow and .deny refuse the initiator.
  * A file that cannot be read or parsed refuses too.
@@ -266,6 +291,8 @@ static int check_access(struct login *l, const struct target_conf *t,
 			 "access to %.223s refused by %.100s", t->name,
 			 a->allow.exists ? a->allow.path : a->deny.path);
 		st = LS_AUTHZ_FAILED;
+	} else if (l->env.cfg->isns_access_control) {
+		st = check_isns(l, t, iname);
 	}
 	return st;
 }

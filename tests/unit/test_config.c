@@ -347,26 +347,55 @@ TEST(config_error_physical_block_size_rotation_rate_and_thin_provisioning)
 	      "ietd.conf:2: Lun: ", "RotationRate: missing value");
 }
 
-/*
- * IET's iSNS keys are refused while ietd has no iSNS client: access
- * control it would not apply must not open what it was meant to close.
- */
-TEST(config_refuses_isns_keys_it_would_not_apply)
+TEST(config_reads_isns_server_with_and_without_port)
 {
-	static const char st[] = "iSNSServer 192.0.2.1\niSNSAccessControl Yes\n";
+	struct config cfg;
+	char host[256];
+	uint16_t port;
+
+	REQUIRE(parse("iSNSServer 192.0.2.1\niSNSAccessControl Yes\nTarget "
+		      TARGET1 "\n", &cfg) == 0);
+	CHECK_STR(cfg.isns_server, "192.0.2.1");
+	CHECK(cfg.isns_access_control);
+	config_free(&cfg);
+	REQUIRE(isns_server_split("192.0.2.1", host, sizeof(host), &port) == 0);
+	CHECK_STR(host, "192.0.2.1");
+	CHECK_EQ(port, 3205);
+	REQUIRE(isns_server_split("[2001:db8::5]:4000", host, sizeof(host),
+				  &port) == 0);
+	CHECK_STR(host, "2001:db8::5");
+	CHECK_EQ(port, 4000);
+	REQUIRE(isns_server_split("isns.example.com:3206", host, sizeof(host),
+				  &port) == 0);
+	CHECK_STR(host, "isns.example.com");
+	CHECK_EQ(port, 3206);
+}
+
+TEST(config_refuses_a_malformed_isns_server)
+{
+	FAILS("iSNSServer 2001:db8::5\n", "ietd.conf:1: iSNSServer: ",
+	      "[IPv6]:port");
+	FAILS("iSNSServer 192.0.2.1:0\n", "ietd.conf:1: iSNSServer: ",
+	      "optional :port");
+	FAILS("iSNSServer 192.0.2.1:65536\n", "ietd.conf:1: iSNSServer: ",
+	      "optional :port");
+	FAILS("iSNSServer [2001:db8::5\n", "ietd.conf:1: iSNSServer: ",
+	      "host name");
+	FAILS("iSNSServer a/b\n", "ietd.conf:1: iSNSServer: ", "host name");
+}
+
+/*
+ * Access control with no server to ask would refuse every login, or
+ * (as IET's did) admit everyone: neither is what the file means.
+ */
+TEST(config_refuses_isns_access_control_without_a_server)
+{
 	struct config cfg;
 
-	FAILS("iSNSServer 192.0.2.1\nTarget " TARGET1 "\n",
-	      "ietd.conf:1: iSNSServer: ", "iSNS is not implemented");
 	FAILS("iSNSAccessControl Yes\nTarget " TARGET1 "\n",
-	      "ietd.conf:1: iSNSAccessControl: ", "initiators.allow");
+	      "ietd.conf:1: iSNSAccessControl: ", "needs an iSNSServer");
 	REQUIRE(parse("iSNSAccessControl No\nTarget " TARGET1 "\n", &cfg) == 0);
 	CHECK(!cfg.isns_access_control);
-	config_free(&cfg);
-	/* What an older ietd's state file holds is still read. */
-	REQUIRE(config_parse_flags(st, strlen(st), "state", CONFIG_STATE, &cfg,
-				   err, sizeof(err)) == 0);
-	CHECK_STR(cfg.isns_server, "192.0.2.1");
 	config_free(&cfg);
 }
 
