@@ -18,6 +18,7 @@
 #include "ctl.h"
 #include "daemon.h"
 #include "fdlimit.h"
+#include "isns.h"
 #include "kernel.h"
 #include "log.h"
 #include "peerlog.h"
@@ -36,6 +37,7 @@ struct ietd {
 	struct registry reg;
 	struct server srv;
 	struct portals portals;
+	struct isns isns;
 	struct ctl ctl;
 	struct watch sig;
 	struct watch kev;
@@ -211,6 +213,7 @@ static void on_signal(struct watch *w, uint32_t events)
 		textbuf_free(&out);
 		if (ret)
 			log_err("reload refused, nothing changed: %s", err);
+		isns_tick(&d->isns, now_ms());
 		notify("READY=1");
 		return;
 	}
@@ -266,6 +269,7 @@ static void on_tick(void *arg, uint64_t now)
 	portals_tick(&d->portals);
 	ctl_tick(&d->ctl, now);
 	tpg_retire_poll(now);
+	isns_tick(&d->isns, now);
 }
 
 static int watch_signals(struct ietd *d)
@@ -466,6 +470,11 @@ static int start(struct ietd *d, struct config *next,
 				   server_accept, &d->srv, err, sizeof(err));
 	if (ret) {
 		log_err("%s", err);
+		return ret;
+	}
+	ret = isns_init(&d->isns, &d->loop, &d->rt.cfg, &d->portals, o->port);
+	if (ret) {
+		log_err("iSNS: %s", strerror(-ret));
 		return ret;
 	}
 	ret = ctl_open(&d->ctl, &d->loop, &d->rt, o->socket, err,
