@@ -629,6 +629,7 @@ int main(int argc, char **argv)
 		log_err("event loop: %s", strerror(-ret));
 
 	/* Stop listening; what the kernel holds outlives us. */
+	isns_stop(&d.isns);
 	portals_close(&d.portals);
 	ctl_close(&d.ctl);
 	server_close_all(&d.srv);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# make check: the unit tests, then ietd-fake with real initiator software
-# and as a daemon, the packaging, the VM suite's kernel-log audit and its
+# make check: the unit tests, then ietd-fake with real initiator software,
+# as a daemon and against a real iSNS server, the packaging, the VM suite's kernel-log audit and its
 # reading of libiscsi's conformance run, the bench's reading of the
 # scheduler's switches and its instruction profile, how make check shares
 # the VM suite between kernels, then the total over all of them.
@@ -9,6 +9,7 @@ cd "$(dirname "$0")"
 ./run-tests | tee obj/unit.out
 ./initiator-check.sh | tee obj/initiator.out
 ./daemon-check.sh | tee obj/daemon.out
+./isns-check.sh | tee obj/isns.out
 ./packaging-check.sh | tee obj/packaging.out
 ./kmsg-check.sh | tee obj/kmsg.out
 ./cunit-check.py | tee obj/cunit.out
@@ -19,7 +20,7 @@ cd "$(dirname "$0")"
 summary='s/^\([a-z]*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed$/\2 \3/p'
 passed=0
 failed=0
-for out in unit initiator daemon packaging kmsg cunit sched tcgprof split; do
+for out in unit initiator daemon isns packaging kmsg cunit sched tcgprof split; do
 	set -- $(sed -n "$summary" "obj/$out.out")
 	if [ $# != 2 ]; then
 		echo "the $out run ended without its summary"

@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# ietd-fake against Debian's open-isns isnsd on 127.0.0.1, with a private
+# configuration and database: ietd registers its targets and portal, an
+# initiator in a target's discovery domain sees it and logs in, another is
+# refused, a membership change reaches ietd through an SCN, losing the
+# server refuses logins, and a clean stop deregisters. Prints one line per
+# check and "isns: N passed, N failed".
+set -u
+cd "$(dirname "$0")"
+
+suite=isns
+. ./checks.sh
+
+if ! command -v isnsd >/dev/null || ! command -v isnsadm >/dev/null ||
+   ! command -v iscsi-inq >/dev/null; then
+	echo "skip isns checks: open-isns-server, open-isns-utils or libiscsi-bin not installed (scripts/deps)"
+	echo "isns: 0 passed, 0 failed"
+	exit 0
+fi
+
+dir=$(mktemp -d /tmp/ietd-isns.XXXXXX)
+pid=
+spid=
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+
+T1=iqn.2026-12.com.example:isns1
+T2=iqn.2026-12.com.example:isns2
+I1=iqn.2026-12.com.example:member
+I2=iqn.2026-12.com.example:stranger
+sport=$(random_port)
+iport=$(random_port)
+[ "$iport" = "$sport" ] && iport=$((sport + 1))
+
+mkdir "$dir/db"
+cat >"$dir/isnsd.conf" <<EOC
+Database = $dir/db
+BindAddress = 127.0.0.1:$sport
+ControlSocket = $dir/isnsctl
+PIDFile = $dir/isnsd.pid
+DefaultDiscoveryDomain = 0
+SLPRegister = 0
+Security = 0
+EOC
+# isnsadm as a client named $1 (-> $dir/$1.conf).
+client_conf() {
+	printf 'ServerAddress = 127.0.0.1:%s\nControlSocket = %s/isnsctl\nSecurity = 0\nSourceName = %s\n' \
+		"$sport" "$dir" "$1" >"$dir/$1.conf"
+}
+client_conf "$I1"
+client_conf "$I2"
+adm() { local who=$1; shift; timeout 10 isnsadm -c "$dir/$who.conf" "$@"; }
+
+start_isnsd() {
+	isnsd -f -c "$dir/isnsd.conf" >>"$dir/isnsd.log" 2>&1 &
+	spid=$!
+	for i in $(seq 50); do
+		ss -ltn "sport = :$sport" 2>/dev/null | grep -q LISTEN && return 0
+		sleep 0.1
+	done
+	return 1
+}
+if ! start_isnsd; then
+	bad "isnsd did not start: $(tail -1 "$dir/isnsd.log")"
+	summary
+	exit 1
+fi
+
+# Both initiators registered (open-isns sends SCNs only about nodes that
+# are), the first in a domain with T1.
+adm "$I1" --register initiator >>"$dir/isnsadm.log" 2>&1
+adm "$I2" --register initiator >>"$dir/isnsadm.log" 2>&1
+dd=$(adm "$I1" --local --dd-register dd-name=isns-check dd-member-name=$T1 \
+	dd-member-name=$I1 2>>"$dir/isnsadm.log" | sed -n 's/.*DD ID = \([0-9]*\)$/\1/p')
+check "isnsd makes the discovery domain" test -n "$dd"
+
+cat >"$dir/ietd.conf" <<EOC
+iSNSServer 127.0.0.1:$sport
+iSNSAccessControl Yes
+Target $T1
+	Alias first disk
+	Lun 0 Type=nullio
+Target $T2
+	Lun 0 Type=nullio
+EOC
+./ietd-fake -f -d 1 -p "$iport" -c "$dir/ietd.conf" --socket "$dir/ietd.sock" \
+	>"$dir/log" 2>&1 &
+pid=$!
+# Until the log has a line matching $1 (up to $2 tenths of a second).
+wait_log() {
+	for i in $(seq "${2:-100}"); do
+		grep -q -- "$1" "$dir/log" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+check "ietd registers both targets on its portal" \
+	wait_log "iSNS server 127.0.0.1:$sport: registered 2 targets on 1 portal"
+check "and learns who shares T1's domain" \
+	wait_log "1 initiator shares a discovery domain with $T1"
+
+out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
+check "the member sees T1 in iSNS, with its alias" \
+	grep -q "iSCSI alias = \"first disk\"" <<<"$out"
+check "and ietd's portal, with an SCN port" \
+	bash -c 'grep -q "Portal TCP/UDP port = $1/tcp" <<<"$2" && grep -q "SCN port = " <<<"$2"' _ "$iport" "$out"
+check "and T1's portal group, tag 1" \
+	bash -c 'grep -q "Portal group name = \"$1\"" <<<"$2" && grep -q "Portal group tag = 1" <<<"$2"' _ "$T1" "$out"
+check "but not T2, in no domain of the member" \
+	bash -c '! grep -q "$1" <<<"$2"' _ "$T2" "$out"
+
+inq() { timeout 5 iscsi-inq -i "$1" "iscsi://127.0.0.1:$iport/$2/0" >/dev/null 2>&1; }
+inq "$I1" "$T1"
+check "the member logs in to T1" \
+	wait_log "$I1 logged in to tid 1" 20
+inq "$I2" "$T1"
+check "a stranger is refused, and the log says why" \
+	wait_log "login of $I2 refused: access to $T1 refused by iSNSAccessControl: the initiator is in none" 20
+inq "$I1" "$T2"
+check "T2, in no domain, refuses even the member" \
+	wait_log "login of $I1 refused: access to $T2 refused by iSNSAccessControl" 20
+
+adm "$I1" --local --dd-register dd-id="$dd" dd-member-name=$I2 >>"$dir/isnsadm.log" 2>&1
+check "a member added at run time reaches ietd by SCN" \
+	wait_log "2 initiators share a discovery domain with $T1" 50
+check "ietd answered the SCN" \
+	grep -q "state change notification for $T1" "$dir/log"
+inq "$I2" "$T1"
+check "and the new member logs in" \
+	wait_log "$I2 logged in to tid 1" 20
+
+kill "$spid"
+wait "$spid" 2>/dev/null
+spid=
+check "losing the server is logged, with what it means" \
+	wait_log "iSNSAccessControl refuses every login" 50
+n=$(grep -c "logged in to tid 1" "$dir/log")
+inq "$I1" "$T1"
+check "and the member is refused while it is away (fail closed)" \
+	wait_log "refused by iSNSAccessControl: the iSNS server has not said" 20
+check "with no login meanwhile" \
+	test "$(grep -c "logged in to tid 1" "$dir/log")" = "$n"
+start_isnsd
+check "ietd registers again once the server is back" \
+	test "$(wait_log x 1; for i in $(seq 150); do
+		[ "$(grep -c "registered 2 targets" "$dir/log")" -ge 2 ] && break
+		sleep 0.1; done; grep -c "registered 2 targets" "$dir/log")" -ge 2
+inq "$I1" "$T1"
+check "and admits the member again" \
+	test "$(for i in $(seq 50); do
+		[ "$(grep -c "$I1 logged in to tid 1" "$dir/log")" -ge 2 ] && break
+		sleep 0.1; done; grep -c "$I1 logged in to tid 1" "$dir/log")" -ge 2
+
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+check "SIGTERM stops ietd cleanly, deregistering" \
+	test "$rc" = 0 -a -n "$(grep "iSNS server 127.0.0.1:$sport: deregistered" "$dir/log")"
+out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
+check "its targets are gone from iSNS" \
+	bash -c '! grep -q "$1" <<<"$2"' _ "$T1" "$out"
+check "ietd logged no sanitizer error" \
+	bash -c '! grep -q "Sanitizer\|runtime error" "$1"' _ "$dir/log"
+
+[ "$fail" = 0 ] || { echo "--- ietd's log"; cat "$dir/log"; echo "--- isnsadm's"; cat "$dir/isnsadm.log"; }
+summary
+[ "$fail" = 0 ]
