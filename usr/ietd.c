@@ -213,7 +213,7 @@ static void on_signal(struct watch *w, uint32_t events)
 		textbuf_free(&out);
 		if (ret)
 			log_err("reload refused, nothing changed: %s", err);
-		isns_tick(&d->isns, now_ms());
+		isns_reload(&d->isns, now_ms());
 		notify("READY=1");
 		return;
 	}

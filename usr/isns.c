@@ -833,9 +833,9 @@ void isns_tick(struct isns *c, uint64_t now)
 	uint64_t fp = fingerprint(c->cfg);
 	size_t i;
 
+	apply_server(c, now);
 	if (fp != c->fingerprint) {
 		c->fingerprint = fp;
-		apply_server(c, now);
 		c->dirty = true;
 		if (!c->cfg->isns_access_control)
 			isns_acl_clear();
@@ -862,6 +862,14 @@ void isns_tick(struct isns *c, uint64_t now)
 		next_step(c, now);
 		return;
 	}
+}
+
+void isns_reload(struct isns *c, uint64_t now)
+{
+	/* A name that did not resolve is looked up again. */
+	if (c->server[0] && !c->resolved)
+		c->server[0] = '\0';
+	isns_tick(c, now);
 }
 
 void isns_stop(struct isns *c)

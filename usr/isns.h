@@ -121,6 +121,8 @@ int isns_init(struct isns *c, struct loop *loop, const struct config *cfg,
 	      const struct portals *portals, uint16_t port);
 /* Every second, and after a reload or ietadm change: follow the model. */
 void isns_tick(struct isns *c, uint64_t now);
+/* After SIGHUP: the same, and a server name that did not resolve again. */
+void isns_reload(struct isns *c, uint64_t now);
 /*
  * At a clean stop: deregister (waiting at most a second for the answer),
  * then close everything.
