@@ -109,6 +109,15 @@ static void build_portals(struct isns *c)
 	size_t i, j;
 
 	c->nr_portals = 0;
+	/* A reload may have opened more portals than there were. */
+	if (c->portals->nr > c->cap_portals) {
+		struct isns_portal *v = realloc(c->pv, c->portals->nr * sizeof(*v));
+
+		if (!v)
+			return;
+		c->pv = v;
+		c->cap_portals = c->portals->nr;
+	}
 	memset(&here, 0, sizeof(here));
 	if (c->w.fd >= 0 && getsockname(c->w.fd, (struct sockaddr *)&here, &len))
 		here.ss_family = AF_UNSPEC;
@@ -585,6 +594,7 @@ static bool serve(struct isns *c, const struct isns_hdr *h,
 		if (isns_build_esi_rsp(m, h->xid, payload, h->len))
 			return false;
 		c->esis++;
+		log_dbg(1, "iSNS: entity status inquiry answered");
 		return true;
 	default:
 		return false;
@@ -817,6 +827,7 @@ int isns_init(struct isns *c, struct loop *loop, const struct config *cfg,
 	c->pv = calloc(portals->nr ? portals->nr : 1, sizeof(*c->pv));
 	if (!c->pv)
 		return -ENOMEM;
+	c->cap_portals = portals->nr ? portals->nr : 1;
 	/* One entity per ietd: its host and port make it the same each time. */
 	if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "localhost");

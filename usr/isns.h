@@ -100,7 +100,7 @@ struct isns {
 	struct isns_node *nodes;	/* what is (to be) registered */
 	size_t nr_nodes;
 	struct isns_portal *pv;
-	size_t nr_portals;
+	size_t nr_portals, cap_portals;
 	char source[ISNS_NAME_MAX + 1];	/* a node the server knows, "" none */
 	bool dirty;			/* nodes or portals to rebuild */
 	size_t reg_next;		/* nodes registered on this connection */

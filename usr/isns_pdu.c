@@ -367,6 +367,7 @@ int isns_dd_members(struct isns_iter *it, const char *target,
 {
 	struct isns_tlv t;
 	struct dd d = { 0 };
+	char (*shrunk)[ISNS_NAME_MAX + 1];
 	bool ops = false, in_dd = false;
 	const char *s;
 	size_t i, j;
@@ -424,6 +425,10 @@ int isns_dd_members(struct isns_iter *it, const char *target,
 		if (strcasecmp(out->v[i], out->v[j]))
 			memmove(out->v[++j], out->v[i], sizeof(*out->v));
 	out->nr = j + 1;
+	/* Kept per target: only the room the names take. */
+	shrunk = realloc(out->v, out->nr * sizeof(*out->v));
+	if (shrunk)
+		out->v = shrunk;
 	return 0;
 }
 

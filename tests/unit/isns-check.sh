@@ -46,6 +46,9 @@ PIDFile = $dir/isnsd.pid
 DefaultDiscoveryDomain = 0
 SLPRegister = 0
 Security = 0
+ESIMinInterval = 1
+ESIMaxInterval = 2
+ESIRetries = 2
 EOC
 # isnsadm as a client named $1 (-> $dir/$1.conf).
 client_conf() {
@@ -134,6 +137,15 @@ check "ietd answered the SCN" \
 inq "$I2" "$T1"
 check "and the new member logs in" \
 	wait_log "$I2 logged in to tid 1" 20
+
+# isnsd rounds the minute ietd asks for down to 2 s, and drops an entity
+# after two ESIs unanswered.
+check "ietd answers the server's entity status inquiries" \
+	wait_log "entity status inquiry answered" 50
+sleep 5
+out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
+check "and so stays registered past several of them" \
+	grep -q "$T1" <<<"$out"
 
 kill "$spid"
 wait "$spid" 2>/dev/null

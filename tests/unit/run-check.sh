@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # make check: the unit tests, then ietd-fake with real initiator software,
-# as a daemon and against a real iSNS server, the packaging, the VM suite's kernel-log audit and its
-# reading of libiscsi's conformance run, the bench's reading of the
-# scheduler's switches and its instruction profile, how make check shares
-# the VM suite between kernels, then the total over all of them.
+# as a daemon and against a real iSNS server (isnsd), the packaging, the VM
+# suite's kernel-log audit and its reading of libiscsi's conformance run,
+# the bench's reading of the scheduler's switches and its instruction
+# profile, how make check shares the VM suite between kernels, then the
+# total over all of them.
 cd "$(dirname "$0")"
 ./run-tests | tee obj/unit.out
 ./initiator-check.sh | tee obj/initiator.out
