@@ -351,4 +351,40 @@ def main():
     write(out + "/kreply", "new", genl(a["IET_CMD_TARGET_NEW"],
                                        u32(a["IET_A_TID"], 3)))
 
+    isns_seeds(out)
+
+
+def isns_tlv(tag, val=b""):
+    if isinstance(val, str):
+        val = pad(val.encode() + b"\0")
+    elif isinstance(val, int):
+        val = struct.pack(">I", val)
+    return struct.pack(">II", tag, len(val)) + val
+
+
+def isns_pdu(func, payload, xid=1, flags=0x4c00):
+    return struct.pack(">HHHHHH", 1, func, len(payload), flags, xid, 0) + payload
+
+
+def isns_seeds(out):
+    """What isnsd sends ietd: answers to each request, an SCN, an ESI."""
+    t = "iqn.2001-04.com.example:disk1"
+    ok = struct.pack(">I", 0)
+    write(out + "/isns", "dd-answer", isns_pdu(0x8002, ok + isns_tlv(2065) + isns_tlv(0) +
+          isns_tlv(2065, 1) + isns_tlv(2066, "dd1") + isns_tlv(2078, 0) +
+          isns_tlv(2067, 2) + isns_tlv(2068, t) + isns_tlv(2067, 6) +
+          isns_tlv(2068, INIT) + isns_tlv(2065, 2) +
+          isns_tlv(2068, "iqn.1993-08.org.debian:01:other")))
+    write(out + "/isns", "reg-answer", isns_pdu(0x8001, ok + isns_tlv(1, "ietd:h:3260") +
+          isns_tlv(0) + isns_tlv(1, "ietd:h:3260") + isns_tlv(2, 2) + isns_tlv(6, 600) +
+          isns_tlv(16, b"\0" * 10 + b"\xff\xff\x7f\0\0\1") + isns_tlv(17, 3260) +
+          isns_tlv(32, t) + isns_tlv(33, 1)))
+    write(out + "/isns", "scn", isns_pdu(0x0008, isns_tlv(32, t) +
+          isns_tlv(4, b"\0\0\0\0\x6b\x11\x6c\x08") + isns_tlv(35, 1) + isns_tlv(32, INIT)))
+    write(out + "/isns", "esi", isns_pdu(0x000d, isns_tlv(4, b"\0" * 8) +
+          isns_tlv(1, "ietd:h:3260") + isns_tlv(16, b"\0" * 10 + b"\xff\xff\x7f\0\0\1") +
+          isns_tlv(17, 3260)))
+    write(out + "/isns", "refused", isns_pdu(0x8005, struct.pack(">I", 17)))
+
+
 main()
