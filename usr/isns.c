@@ -496,9 +496,8 @@ static void queried(struct isns *c, uint32_t status, struct isns_iter *it)
 		return;
 	}
 	if (before != (long)names.nr)
-		log_info("iSNS: %zu initiator%s share%s a discovery domain with %s",
-			 names.nr, names.nr == 1 ? "" : "s",
-			 names.nr == 1 ? "s" : "", target);
+		log_info("iSNS: %s's discovery domains hold %zu other node%s",
+			 target, names.nr, names.nr == 1 ? "" : "s");
 	if (isns_acl_set(target, &names)) {
 		isns_names_free(&names);
 		isns_acl_forget(target);

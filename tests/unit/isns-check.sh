@@ -103,10 +103,19 @@ wait_log() {
 	done
 	return 1
 }
+# Until $1 matches at least $2 lines (up to $3 tenths of a second).
+wait_count() {
+	for i in $(seq "${3:-100}"); do
+		[ "$(grep -c -- "$1" "$dir/log")" -ge "$2" ] && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
 check "ietd registers both targets on its portal" \
 	wait_log "iSNS server 127.0.0.1:$sport: registered 2 targets on 1 portal"
 check "and learns who shares T1's domain" \
-	wait_log "1 initiator shares a discovery domain with $T1"
+	wait_log "$T1's discovery domains hold 1 other node"
 
 out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
 check "the member sees T1 in iSNS, with its alias" \
@@ -131,12 +140,31 @@ check "T2, in no domain, refuses even the member" \
 
 adm "$I1" --local --dd-register dd-id="$dd" dd-member-name=$I2 >>"$dir/isnsadm.log" 2>&1
 check "a member added at run time reaches ietd by SCN" \
-	wait_log "2 initiators share a discovery domain with $T1" 50
+	wait_log "$T1's discovery domains hold 2 other nodes" 50
 check "ietd answered the SCN" \
 	grep -q "state change notification for $T1" "$dir/log"
 inq "$I2" "$T1"
 check "and the new member logs in" \
 	wait_log "$I2 logged in to tid 1" 20
+
+# A target ietadm adds is registered too, and one it deletes goes.
+T3=iqn.2026-12.com.example:isns3
+obj/ietadm --socket "$dir/ietd.sock" --op new --tid=0 --params Name=$T3 >/dev/null
+check "a target ietadm adds is registered" \
+	wait_log "registered 3 targets on 1 portal" 50
+adm "$I1" --local --dd-register dd-id="$dd" dd-member-name=$T3 >>"$dir/isnsadm.log" 2>&1
+for i in $(seq 30); do
+	out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
+	grep -q "$T3" <<<"$out" && break
+	sleep 0.1
+done
+check "and the member sees it in iSNS" grep -q "iSCSI name = \"$T3\"" <<<"$out"
+obj/ietadm --socket "$dir/ietd.sock" --op delete --tid=3 >/dev/null
+check "one it deletes is taken out" \
+	wait_count "registered 2 targets on 1 portal" 2 50
+sleep 0.5
+out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
+check "of iSNS too" bash -c '! grep -q "iSCSI name = \"$1\"" <<<"$2"' _ "$T3" "$out"
 
 # isnsd rounds the minute ietd asks for down to 2 s, and drops an entity
 # after two ESIs unanswered.
@@ -158,16 +186,15 @@ check "and the member is refused while it is away (fail closed)" \
 	wait_log "refused by iSNSAccessControl: the iSNS server has not said" 20
 check "with no login meanwhile" \
 	test "$(grep -c "logged in to tid 1" "$dir/log")" = "$n"
+regs=$(grep -c "registered 2 targets" "$dir/log")
+logins=$(grep -c "$I1 logged in to tid 1" "$dir/log")
 start_isnsd
 check "ietd registers again once the server is back" \
-	test "$(wait_log x 1; for i in $(seq 150); do
-		[ "$(grep -c "registered 2 targets" "$dir/log")" -ge 2 ] && break
-		sleep 0.1; done; grep -c "registered 2 targets" "$dir/log")" -ge 2
+	wait_count "registered 2 targets" $((regs + 1)) 150
+wait_count "discovery domains hold" $(($(grep -c "discovery domains hold" "$dir/log") + 1)) 50
 inq "$I1" "$T1"
 check "and admits the member again" \
-	test "$(for i in $(seq 50); do
-		[ "$(grep -c "$I1 logged in to tid 1" "$dir/log")" -ge 2 ] && break
-		sleep 0.1; done; grep -c "$I1 logged in to tid 1" "$dir/log")" -ge 2
+	wait_count "$I1 logged in to tid 1" $((logins + 1)) 50
 
 kill -TERM "$pid"
 wait "$pid"
