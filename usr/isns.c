@@ -89,7 +89,8 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in6 *)(void *)ss)->sin6_port = htons(port);
 }
 
-static bool same_portal(const struct isns_portal *a, const struct isns_portal *b)
+static bool same_portal(const struct isns_portal *a,
+			const struct isns_portal *b)
 {
 	uint8_t x[16], y[16];
 	int n = addr_bytes(&a->addr, x);
@@ -111,7 +112,9 @@ static void build_portals(struct isns *c)
 	c->nr_portals = 0;
 	/* A reload may have opened more portals than there were. */
 	if (c->portals->nr > c->cap_portals) {
-		struct isns_portal *v = realloc(c->pv, c->portals->nr * sizeof(*v));
+		struct isns_portal *v;
+
+		v = realloc(c->pv, c->portals->nr * sizeof(*v));
 
 		if (!v)
 			return;
@@ -119,7 +122,8 @@ static void build_portals(struct isns *c)
 		c->cap_portals = c->portals->nr;
 	}
 	memset(&here, 0, sizeof(here));
-	if (c->w.fd >= 0 && getsockname(c->w.fd, (struct sockaddr *)&here, &len))
+	if (c->w.fd >= 0 &&
+	    getsockname(c->w.fd, (struct sockaddr *)&here, &len))
 		here.ss_family = AF_UNSPEC;
 	for (i = 0; i < c->portals->nr; i++) {
 		const struct portal *p = &c->portals->v[i];
@@ -219,7 +223,8 @@ static void listener_open(struct isns *c)
 	listener_close(c);
 	memset(&ss, 0, sizeof(ss));
 	ss.ss_family = c->srv.ss_family;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    0);
 	if (fd < 0)
 		goto fail;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -258,7 +263,7 @@ static void disconnect(struct isns *c, uint64_t now, const char *why)
 	c->reg_next = c->scn_next = c->qry_next = 0;
 	if (c->state == ISNS_OFF)
 		return;
-	/* Nothing the server said holds while it cannot be asked: fail closed. */
+	/* Nothing the server said holds while it cannot be asked. */
 	isns_acl_clear();
 	if (!c->lost_logged || log_level() >= 1)
 		log_warn("iSNS server %s: %s; retrying in %u s%s", srv_name(c),
@@ -302,11 +307,12 @@ static int resolve(struct isns *c)
 static void connect_start(struct isns *c, uint64_t now)
 {
 	socklen_t len = c->srv.ss_family == AF_INET6 ?
-			sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+			sizeof(struct sockaddr_in6) :
+			sizeof(struct sockaddr_in);
 	int fd, one = 1;
 
-	fd = socket(c->srv.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    0);
+	fd = socket(c->srv.ss_family,
+		    SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		c->state = ISNS_CONNECTING;
 		disconnect(c, now, strerror(errno));
@@ -323,7 +329,8 @@ static void connect_start(struct isns *c, uint64_t now)
 		disconnect(c, now, "cannot watch its socket");
 		return;
 	}
-	if (connect(fd, (struct sockaddr *)&c->srv, len) && errno != EINPROGRESS)
+	if (connect(fd, (struct sockaddr *)&c->srv, len) &&
+	    errno != EINPROGRESS)
 		disconnect(c, now, strerror(errno));
 }
 
@@ -385,6 +392,7 @@ static void next_step(struct isns *c, uint64_t now)
 {
 	struct isns_entity e;
 	uint16_t xid;
+	int n;
 
 	if (c->state != ISNS_UP || c->step != STEP_NONE || c->stopping)
 		return;
@@ -410,14 +418,9 @@ static void next_step(struct isns *c, uint64_t now)
 		};
 		snprintf(e.eid, sizeof(e.eid), "%s", c->eid);
 		xid = next_xid(c);
-		c->step_nodes = 0;
-		{
-			int n = isns_build_reg(&c->out, xid, &e, c->reg_next);
-
-			if (n > 0)
-				c->step_nodes = n;
-			send_step(c, STEP_REG, n < 0 ? n : 0, now);
-		}
+		n = isns_build_reg(&c->out, xid, &e, c->reg_next);
+		c->step_nodes = n > 0 ? n : 0;
+		send_step(c, STEP_REG, n < 0 ? n : 0, now);
 		return;
 	}
 	if (c->scn_port && c->scn_next < c->nr_nodes) {
@@ -449,7 +452,7 @@ static void next_step(struct isns *c, uint64_t now)
 	}
 }
 
-static void registered(struct isns *c, struct isns_iter *it, uint64_t now)
+static void reg_done(struct isns *c, struct isns_iter *it, uint64_t now)
 {
 	uint32_t period = isns_reg_period(it);
 
@@ -533,12 +536,13 @@ static void answered(struct isns *c, const struct isns_hdr *h,
 			log_dbg(1, "iSNS DevAttrReg status %u", status);
 			return;
 		}
-		registered(c, &it, now);
+		reg_done(c, &it, now);
 		break;
 	case STEP_SCN_REG:
 		if (status)
 			log_peer(LOG_WARNING, "iSNS server %s: SCN registration of %s refused (status %u): its domain changes are followed once a minute",
-				 srv_name(c), c->nodes[c->scn_next].name, status);
+				 srv_name(c), c->nodes[c->scn_next].name,
+				 status);
 		c->scn_next++;
 		break;
 	case STEP_QUERY:
@@ -611,7 +615,8 @@ static void server_pdu(struct isns *c, uint64_t now)
 		static struct isns_msg m;
 
 		/* Answered at once if it fits beside what is being sent. */
-		if (!serve(c, &h, payload, &m, now) || c->out_off < c->out.len) {
+		if (!serve(c, &h, payload, &m, now) ||
+		    c->out_off < c->out.len) {
 			disconnect(c, now, "unexpected request from the server");
 			return;
 		}
@@ -678,7 +683,8 @@ static void on_server(struct watch *w, uint32_t events)
 	socklen_t len = sizeof(err);
 
 	if (c->state == ISNS_CONNECTING) {
-		if (getsockopt(w->fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) {
+		if (getsockopt(w->fd, SOL_SOCKET, SO_ERROR, &err, &len) ||
+		    err) {
 			disconnect(c, now, strerror(err ? err : errno));
 			return;
 		}
@@ -890,7 +896,7 @@ void isns_stop(struct isns *c)
 
 	if (c->state == ISNS_UP && c->registered && c->source[0] &&
 	    c->out_off >= c->out.len) {
-		/* Whatever was awaited is abandoned: only the deregistration counts. */
+		/* What was awaited is abandoned: only the deregistration. */
 		xid = next_xid(c);
 		c->stopping = true;
 		c->step = STEP_DEREG;

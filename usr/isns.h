@@ -38,7 +38,7 @@ struct portals;
 #define ISNS_BACKOFF_MIN_MS	1000
 #define ISNS_BACKOFF_MAX_MS	60000
 #define ISNS_REQUERY_MS		60000	/* DD members not announced by SCN */
-#define ISNS_SCN_GAP_MS		1000	/* SCNs coalesce into one query a second */
+#define ISNS_SCN_GAP_MS		1000	/* SCNs: one query a second at most */
 #define ISNS_ESI_INTERVAL	60	/* seconds asked for */
 
 enum isns_state {
@@ -103,7 +103,7 @@ struct isns {
 	size_t nr_portals, cap_portals;
 	char source[ISNS_NAME_MAX + 1];	/* a node the server knows, "" none */
 	bool dirty;			/* nodes or portals to rebuild */
-	size_t reg_next;		/* nodes registered on this connection */
+	size_t reg_next;		/* nodes registered so far */
 	size_t scn_next;
 	size_t qry_next;
 	bool registered;

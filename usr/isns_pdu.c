@@ -125,10 +125,13 @@ int isns_msg_end(struct isns_msg *m)
 
 static uint16_t port_of(const struct sockaddr_storage *ss)
 {
+	const struct sockaddr_in6 *s6 = (const void *)ss;
+	const struct sockaddr_in *s4 = (const void *)ss;
+
 	if (ss->ss_family == AF_INET)
-		return ntohs(((const struct sockaddr_in *)(const void *)ss)->sin_port);
+		return ntohs(s4->sin_port);
 	if (ss->ss_family == AF_INET6)
-		return ntohs(((const struct sockaddr_in6 *)(const void *)ss)->sin6_port);
+		return ntohs(s6->sin6_port);
 	return 0;
 }
 
