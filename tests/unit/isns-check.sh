@@ -166,6 +166,17 @@ sleep 0.5
 out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
 check "of iSNS too" bash -c '! grep -q "iSCSI name = \"$1\"" <<<"$2"' _ "$T3" "$out"
 
+# A reload that changes what is registered registers again.
+regs=$(grep -c "registered 2 targets" "$dir/log")
+sed -i 's/Alias first disk/Alias renamed disk/' "$dir/ietd.conf"
+kill -HUP "$pid"
+check "a reload that renames T1's alias registers again" \
+	wait_count "registered 2 targets" $((regs + 1)) 50
+sleep 0.3
+out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
+check "and the member sees the new alias" \
+	grep -q "iSCSI alias = \"renamed disk\"" <<<"$out"
+
 # isnsd rounds the minute ietd asks for down to 2 s, and drops an entity
 # after two ESIs unanswered.
 check "ietd answers the server's entity status inquiries" \
