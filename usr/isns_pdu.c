@@ -50,8 +50,8 @@ static uint8_t *put_tlv(struct isns_msg *m, uint32_t tag, size_t vlen)
 {
 	uint8_t *p;
 
-	if (m->overflow || vlen > ISNS_PDU_MAX ||
-	    ISNS_PDU_MAX - m->len < 8 + vlen) {
+	if (m->overflow || vlen > ISNS_SEND_MAX ||
+	    ISNS_SEND_MAX - m->len < 8 + vlen) {
 		m->overflow = true;
 		return NULL;
 	}
@@ -117,7 +117,7 @@ void isns_put_addr(struct isns_msg *m, uint32_t tag,
 
 int isns_msg_end(struct isns_msg *m)
 {
-	if (m->overflow || m->len - ISNS_HDR_LEN > ISNS_PAYLOAD_MAX)
+	if (m->overflow || m->len > ISNS_SEND_MAX)
 		return -EMSGSIZE;
 	put16(m->buf + 4, m->len - ISNS_HDR_LEN);
 	return 0;
@@ -482,7 +482,7 @@ int isns_build_esi_rsp(struct isns_msg *m, uint16_t xid,
 	struct isns_tlv t;
 	int ret;
 
-	if (len > ISNS_PAYLOAD_MAX - 4)
+	if (len > ISNS_SEND_MAX - ISNS_HDR_LEN - 4)
 		return -EMSGSIZE;
 	isns_iter_init(&it, payload, len);
 	while ((ret = isns_iter_next(&it, &t)) > 0)

@@ -12,7 +12,8 @@
  * attributes; a response's starts with a 4-byte status.
  *
  * ietd sends and accepts only messages of one PDU (FIRST and LAST set):
- * what it registers is split into several registrations that fit.
+ * what it registers is split into several registrations that fit in the
+ * 8 KiB open-isns takes.
  */
 #ifndef IET_USR_ISNS_PDU_H
 #define IET_USR_ISNS_PDU_H
@@ -27,6 +28,11 @@
 #define ISNS_HDR_LEN		12
 #define ISNS_PAYLOAD_MAX	65532	/* a 16-bit length, 4-byte aligned */
 #define ISNS_PDU_MAX		(ISNS_HDR_LEN + ISNS_PAYLOAD_MAX)
+/*
+ * What ietd sends at most, header included: open-isns's isnsd resets the
+ * connection on a larger PDU (RFC 4171 sets no minimum a server takes).
+ */
+#define ISNS_SEND_MAX		8192
 /* iSCSI names and aliases: 223 bytes and the NUL (RFC 3720 3.2.6.1). */
 #define ISNS_NAME_MAX		223
 
@@ -99,7 +105,7 @@ struct isns_hdr {
 	uint16_t seq;
 };
 
-/* A message being built: header and payload, never beyond ISNS_PDU_MAX. */
+/* A message being built: header and payload, never beyond ISNS_SEND_MAX. */
 struct isns_msg {
 	uint8_t buf[ISNS_PDU_MAX];
 	size_t len;			/* header included */
@@ -234,7 +240,7 @@ int isns_scn_parse(const uint8_t *payload, size_t len, char *dest,
 int isns_build_scn_rsp(struct isns_msg *m, uint16_t xid, const char *dest);
 /*
  * ESIRsp (5.7.4): success and the ESI's attributes echoed, which must be
- * well-formed TLVs (-EBADMSG); the payload is at most ISNS_PAYLOAD_MAX - 4.
+ * well-formed TLVs (-EBADMSG) and fit in ISNS_SEND_MAX (-EMSGSIZE).
  */
 int isns_build_esi_rsp(struct isns_msg *m, uint16_t xid,
 		       const uint8_t *payload, size_t len);

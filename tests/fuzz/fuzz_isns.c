@@ -80,7 +80,7 @@ static void payload_parsers(const uint8_t *p, size_t len)
 	if (!isns_response(p, len, &status, &it))
 		isns_reg_period(&it);
 	if (!isns_scn_parse(p, len, dest, sizeof(dest))) {
-		if (isns_build_scn_rsp(&m, 1, dest) || m.len > ISNS_PDU_MAX)
+		if (isns_build_scn_rsp(&m, 1, dest) || m.len > ISNS_SEND_MAX)
 			abort();
 	}
 	if (!isns_build_esi_rsp(&m, 1, p, len) &&

@@ -140,7 +140,7 @@ TEST(isns_registration_splits_what_one_pdu_cannot_hold)
 	while (first < 600) {
 		n = isns_build_reg(&m, 1, &e, first);
 		REQUIRE(n > 0);
-		CHECK(m.len <= ISNS_PDU_MAX);
+		CHECK(m.len <= ISNS_SEND_MAX);
 		/* Only the first replaces, and carries the portals. */
 		CHECK_EQ(!!(be16(m.buf + 6) & ISNS_F_REPLACE), first == 0);
 		CHECK_EQ(!!strstr(tags_of(&m), " 16 17 23 "), first == 0);
