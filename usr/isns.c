@@ -200,53 +200,75 @@ static void listener_close(struct isns *c)
 
 	for (i = 0; i < ISNS_SIDES; i++)
 		side_close(&c->sides[i]);
-	if (c->lw.fd >= 0) {
-		loop_del(c->loop, &c->lw);
-		close(c->lw.fd);
+	for (i = 0; i < 2; i++) {
+		struct isns_listener *l = &c->listeners[i];
+
+		if (l->w.fd >= 0) {
+			loop_del(c->loop, &l->w);
+			close(l->w.fd);
+		}
+		l->w.fd = -1;
+		l->port = 0;
 	}
-	c->lw.fd = -1;
-	c->scn_port = 0;
+	c->scn_port = c->esi_port = 0;
 }
 
-/*
- * On every address of the server's family, on a port of the kernel's
- * choosing: the server connects to each portal's address at that port.
- */
-static void listener_open(struct isns *c)
+/* A listener on every address of the server's family, on a free port. */
+static int listen_one(struct isns *c, struct isns_listener *l)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
 	int fd, one = 1;
 
-	if (c->lw.fd >= 0 && c->lfamily == c->srv.ss_family)
-		return;
-	listener_close(c);
 	memset(&ss, 0, sizeof(ss));
 	ss.ss_family = c->srv.ss_family;
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    0);
 	if (fd < 0)
-		goto fail;
+		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	len = ss.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
 	      sizeof(struct sockaddr_in);
+	l->w.fd = fd;
+	l->w.fn = on_listen;
+	l->owner = c;
 	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, ISNS_SIDES) ||
-	    getsockname(fd, (struct sockaddr *)&ss, &len))
-		goto fail;
-	c->lw.fd = fd;
-	c->lw.fn = on_listen;
-	if (loop_add(c->loop, &c->lw, EPOLLIN)) {
-		c->lw.fd = -1;
-		goto fail;
-	}
-	c->lfamily = ss.ss_family;
-	c->scn_port = sockaddr_port(&ss);
-	return;
-fail:
-	log_warn("iSNS: no listener for state change notifications (%s): ietd follows discovery domain changes once a minute only",
-		 strerror(errno));
-	if (fd >= 0)
+	    getsockname(fd, (struct sockaddr *)&ss, &len) ||
+	    loop_add(c->loop, &l->w, EPOLLIN)) {
+		int ret = -errno;
+
 		close(fd);
+		l->w.fd = -1;
+		return ret;
+	}
+	l->port = sockaddr_port(&ss);
+	return 0;
+}
+
+/*
+ * The server connects to each portal's address at these ports: SCNs to
+ * one, ESIs to another (isnsd 0.101 crashes when both share a port: it
+ * sends an SCN on the connection an ESI closed).
+ */
+static void listener_open(struct isns *c)
+{
+	int ret;
+
+	if (c->listeners[0].w.fd >= 0 && c->lfamily == c->srv.ss_family)
+		return;
+	listener_close(c);
+	ret = listen_one(c, &c->listeners[0]);
+	if (!ret)
+		ret = listen_one(c, &c->listeners[1]);
+	if (ret) {
+		log_warn("iSNS: no listener for state change notifications (%s): ietd follows discovery domain changes every 15 s only",
+			 strerror(-ret));
+		listener_close(c);
+		return;
+	}
+	c->lfamily = c->srv.ss_family;
+	c->scn_port = c->listeners[0].port;
+	c->esi_port = c->listeners[1].port;
 }
 
 static void disconnect(struct isns *c, uint64_t now, const char *why)
@@ -414,6 +436,7 @@ static void next_step(struct isns *c, uint64_t now)
 			.portals = c->pv, .nr_portals = c->nr_portals,
 			.nodes = c->nodes, .nr_nodes = c->nr_nodes,
 			.scn_port = c->scn_port,
+			.esi_port = c->esi_port,
 			.esi_interval = c->no_esi ? 0 : ISNS_ESI_INTERVAL,
 		};
 		snprintf(e.eid, sizeof(e.eid), "%s", c->eid);
@@ -441,6 +464,8 @@ static void next_step(struct isns *c, uint64_t now)
 	if (c->cfg->isns_access_control && c->qry_next < c->nr_nodes) {
 		xid = next_xid(c);
 		c->queries++;
+		log_dbg(2, "iSNS: asking for %s's discovery domains",
+			c->nodes[c->qry_next].name);
 		send_step(c, STEP_QUERY, isns_build_dd_query(&c->out, xid,
 			  c->nodes[c->qry_next].name), now);
 		return;
@@ -540,7 +565,7 @@ static void answered(struct isns *c, const struct isns_hdr *h,
 		break;
 	case STEP_SCN_REG:
 		if (status)
-			log_peer(LOG_WARNING, "iSNS server %s: SCN registration of %s refused (status %u): its domain changes are followed once a minute",
+			log_peer(LOG_WARNING, "iSNS server %s: SCN registration of %s refused (status %u): its domain changes are followed every 15 s",
 				 srv_name(c), c->nodes[c->scn_next].name,
 				 status);
 		c->scn_next++;
@@ -724,6 +749,7 @@ static void on_side(struct watch *w, uint32_t events)
 	(void)events;
 	ret = read_pdu(w->fd, s->in, &s->len, &why);
 	if (ret < 0) {
+		log_dbg(1, "iSNS: notification connection: %s", why);
 		side_close(s);
 		return;
 	}
@@ -732,6 +758,8 @@ static void on_side(struct watch *w, uint32_t events)
 	isns_hdr_parse(s->in, s->len, &h);
 	s->len = 0;
 	s->deadline = now + ISNS_SIDE_IDLE_MS;
+	log_dbg(2, "iSNS: function 0x%x on notification connection %d",
+		h.func, w->fd);
 	if (!serve(c, &h, s->in + ISNS_HDR_LEN, &m, now) ||
 	    send(w->fd, m.buf, m.len, MSG_NOSIGNAL | MSG_DONTWAIT) !=
 	    (ssize_t)m.len) {
@@ -746,7 +774,8 @@ static void on_side(struct watch *w, uint32_t events)
 /* Only the server may notify: anyone else's connection is closed. */
 static void on_listen(struct watch *w, uint32_t events)
 {
-	struct isns *c = container_of(w, struct isns, lw);
+	struct isns_listener *l = container_of(w, struct isns_listener, w);
+	struct isns *c = l->owner;
 	struct sockaddr_storage peer;
 	socklen_t len = sizeof(peer);
 	uint8_t a[16], b[16];
@@ -774,6 +803,7 @@ static void on_listen(struct watch *w, uint32_t events)
 		close(fd);
 		return;
 	}
+	log_dbg(2, "iSNS: notification connection %d", fd);
 	s->w.fd = fd;
 	s->w.fn = on_side;
 	s->len = 0;
@@ -824,7 +854,7 @@ int isns_init(struct isns *c, struct loop *loop, const struct config *cfg,
 	c->portals = portals;
 	c->port = port;
 	c->w.fd = -1;
-	c->lw.fd = -1;
+	c->listeners[0].w.fd = c->listeners[1].w.fd = -1;
 	for (i = 0; i < ISNS_SIDES; i++) {
 		c->sides[i].w.fd = -1;
 		c->sides[i].owner = c;

@@ -13,7 +13,7 @@
  * iSNSAccessControl queries each target's discovery domains into
  * isns_acl.h. It does so again after a reconnect, when the targets, the
  * portal groups or the server change (reload, ietadm), and queries again
- * on every SCN and every minute. At a clean stop it deregisters the
+ * on every SCN and every 15 seconds. At a clean stop it deregisters the
  * entity. Nothing the server sends is trusted: an SCN only makes ietd
  * ask again, and only the server's address may connect to the listener.
  */
@@ -37,7 +37,12 @@ struct portals;
 #define ISNS_SIDE_IDLE_MS	30000
 #define ISNS_BACKOFF_MIN_MS	1000
 #define ISNS_BACKOFF_MAX_MS	60000
-#define ISNS_REQUERY_MS		60000	/* DD members not announced by SCN */
+/*
+ * Every target's domains asked again this often, SCN or not: open-isns
+ * sends none about a member that never registered, and the SCNs after
+ * the first may not arrive (seen with Debian's isnsd 0.101).
+ */
+#define ISNS_REQUERY_MS		15000
 #define ISNS_SCN_GAP_MS		1000	/* SCNs: one query a second at most */
 #define ISNS_ESI_INTERVAL	60	/* seconds asked for */
 
@@ -63,6 +68,12 @@ struct isns_side {
 	uint8_t in[ISNS_PDU_MAX];
 	size_t len;
 	uint64_t deadline;
+};
+
+struct isns_listener {
+	struct watch w;			/* fd -1: none */
+	struct isns *owner;
+	uint16_t port;
 };
 
 struct isns {
@@ -91,9 +102,9 @@ struct isns {
 	bool lost_logged;
 	bool stopping;			/* only the deregistration now */
 
-	struct watch lw;		/* SCN and ESI listener, fd -1 none */
+	struct isns_listener listeners[2];	/* SCN's, ESI's */
 	int lfamily;
-	uint16_t scn_port;
+	uint16_t scn_port, esi_port;	/* 0: no listeners */
 	struct isns_side sides[ISNS_SIDES];
 
 	char eid[ISNS_NAME_MAX + 1];

@@ -142,9 +142,9 @@ static void put_portal(struct isns_msg *m, const struct isns_entity *e,
 	isns_put_u32(m, ISNS_T_PORTAL_PORT, port_of(&p->addr));
 	if (e->scn_port) {
 		isns_put_u32(m, ISNS_T_SCN_PORT, e->scn_port);
-		if (e->esi_interval) {
+		if (e->esi_interval && e->esi_port) {
 			isns_put_u32(m, ISNS_T_ESI_INTERVAL, e->esi_interval);
-			isns_put_u32(m, ISNS_T_ESI_PORT, e->scn_port);
+			isns_put_u32(m, ISNS_T_ESI_PORT, e->esi_port);
 		}
 	}
 }

@@ -130,6 +130,7 @@ struct isns_entity {
 	const struct isns_node *nodes;
 	size_t nr_nodes;
 	uint16_t scn_port;		/* 0: none (no SCN, no ESI) */
+	uint16_t esi_port;
 	uint32_t esi_interval;		/* seconds; 0: no ESI port */
 };
 

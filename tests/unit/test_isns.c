@@ -76,7 +76,7 @@ TEST(isns_registration_carries_entity_portal_targets_and_their_groups)
 	struct isns_entity e = {
 		.eid = "ietd:host:3260", .portals = &p, .nr_portals = 1,
 		.nodes = nodes, .nr_nodes = 2, .scn_port = 40000,
-		.esi_interval = 60,
+		.esi_port = 40001, .esi_interval = 60,
 	};
 	struct isns_hdr h;
 	struct isns_iter it;
