@@ -33,6 +33,8 @@ T1=iqn.2026-12.com.example:isns1
 T2=iqn.2026-12.com.example:isns2
 I1=iqn.2026-12.com.example:member
 I2=iqn.2026-12.com.example:stranger
+I4=iqn.2026-12.com.example:unregistered
+T4=iqn.2026-12.com.example:isns4
 sport=$(random_port)
 iport=$(random_port)
 [ "$iport" = "$sport" ] && iport=$((sport + 1))
@@ -81,6 +83,9 @@ adm "$I2" --register initiator >>"$dir/isnsadm.log" 2>&1
 dd=$(adm "$I1" --local --dd-register dd-name=isns-check dd-member-name=$T1 \
 	dd-member-name=$I1 2>>"$dir/isnsadm.log" | sed -n 's/.*DD ID = \([0-9]*\)$/\1/p')
 check "isnsd makes the discovery domain" test -n "$dd"
+# T4's domain, with an initiator that never registers: to be removed.
+dd4=$(adm "$I1" --local --dd-register dd-name=isns-check-4 dd-member-name=$T4 \
+	dd-member-name=$I4 2>>"$dir/isnsadm.log" | sed -n 's/.*DD ID = \([0-9]*\)$/\1/p')
 
 cat >"$dir/ietd.conf" <<EOC
 iSNSServer 127.0.0.1:$sport
@@ -89,6 +94,8 @@ Target $T1
 	Alias first disk
 	Lun 0 Type=nullio
 Target $T2
+	Lun 0 Type=nullio
+Target $T4
 	Lun 0 Type=nullio
 EOC
 ./ietd-fake -f -d 1 -p "$iport" -c "$dir/ietd.conf" --socket "$dir/ietd.sock" \
@@ -113,7 +120,7 @@ wait_count() {
 	return 1
 }
 check "ietd registers both targets on its portal" \
-	wait_log "iSNS server 127.0.0.1:$sport: registered 2 targets on 1 portal"
+	wait_log "iSNS server 127.0.0.1:$sport: registered 3 targets on 1 portal"
 check "and learns who shares T1's domain" \
 	wait_log "$T1's discovery domains hold 1 other node"
 
@@ -138,6 +145,19 @@ inq "$I1" "$T2"
 check "T2, in no domain, refuses even the member" \
 	wait_log "login of $I1 refused: access to $T2 refused by iSNSAccessControl" 20
 
+inq "$I4" "$T4"
+check "a member that never registered logs in too" \
+	wait_log "$I4 logged in to tid 3" 20
+# isnsd 0.101 sends no SCN when a domain goes (and crashes removing a
+# member, or a domain that had one added, while SCNs are followed):
+# ietd's asking every 15 s finds it.
+adm "$I1" --local --dd-deregister "$dd4" >>"$dir/isnsadm.log" 2>&1
+check "a domain removed at run time is followed within 15 s" \
+	wait_log "$T4's discovery domains hold 0 other nodes" 200
+inq "$I4" "$T4"
+check "and its member is refused" \
+	wait_log "login of $I4 refused: access to $T4" 20
+
 adm "$I1" --local --dd-register dd-id="$dd" dd-member-name=$I2 >>"$dir/isnsadm.log" 2>&1
 check "a member added at run time reaches ietd by SCN" \
 	wait_log "$T1's discovery domains hold 2 other nodes" 50
@@ -146,12 +166,12 @@ check "ietd answered the SCN" \
 inq "$I2" "$T1"
 check "and the new member logs in" \
 	wait_log "$I2 logged in to tid 1" 20
-
 # A target ietadm adds is registered too, and one it deletes goes.
 T3=iqn.2026-12.com.example:isns3
+regs=$(grep -c "registered 3 targets" "$dir/log")
 obj/ietadm --socket "$dir/ietd.sock" --op new --tid=0 --params Name=$T3 >/dev/null
 check "a target ietadm adds is registered" \
-	wait_log "registered 3 targets on 1 portal" 50
+	wait_log "registered 4 targets on 1 portal" 50
 adm "$I1" --local --dd-register dd-id="$dd" dd-member-name=$T3 >>"$dir/isnsadm.log" 2>&1
 for i in $(seq 30); do
 	out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
@@ -159,19 +179,19 @@ for i in $(seq 30); do
 	sleep 0.1
 done
 check "and the member sees it in iSNS" grep -q "iSCSI name = \"$T3\"" <<<"$out"
-obj/ietadm --socket "$dir/ietd.sock" --op delete --tid=3 >/dev/null
+obj/ietadm --socket "$dir/ietd.sock" --op delete --tid=4 >/dev/null
 check "one it deletes is taken out" \
-	wait_count "registered 2 targets on 1 portal" 2 50
+	wait_count "registered 3 targets on 1 portal" $((regs + 1)) 50
 sleep 0.5
 out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
 check "of iSNS too" bash -c '! grep -q "iSCSI name = \"$1\"" <<<"$2"' _ "$T3" "$out"
 
 # A reload that changes what is registered registers again.
-regs=$(grep -c "registered 2 targets" "$dir/log")
+regs=$(grep -c "registered 3 targets" "$dir/log")
 sed -i 's/Alias first disk/Alias renamed disk/' "$dir/ietd.conf"
 kill -HUP "$pid"
 check "a reload that renames T1's alias registers again" \
-	wait_count "registered 2 targets" $((regs + 1)) 50
+	wait_count "registered 3 targets" $((regs + 1)) 50
 sleep 0.3
 out=$(adm "$I1" --query iscsi-node-type=target 2>&1)
 check "and the member sees the new alias" \
@@ -197,11 +217,11 @@ check "and the member is refused while it is away (fail closed)" \
 	wait_log "refused by iSNSAccessControl: the iSNS server has not said" 20
 check "with no login meanwhile" \
 	test "$(grep -c "logged in to tid 1" "$dir/log")" = "$n"
-regs=$(grep -c "registered 2 targets" "$dir/log")
+regs=$(grep -c "registered 3 targets" "$dir/log")
 logins=$(grep -c "$I1 logged in to tid 1" "$dir/log")
 start_isnsd
 check "ietd registers again once the server is back" \
-	wait_count "registered 2 targets" $((regs + 1)) 150
+	wait_count "registered 3 targets" $((regs + 1)) 150
 wait_count "discovery domains hold" $(($(grep -c "discovery domains hold" "$dir/log") + 1)) 50
 inq "$I1" "$T1"
 check "and admits the member again" \
@@ -243,6 +263,6 @@ pid=
 check "ietd logged no sanitizer error" \
 	bash -c '! grep -q "Sanitizer\|runtime error" "$1" "$2"' _ "$dir/first.log" "$dir/log"
 
-[ "$fail" = 0 ] || { echo "--- ietd's log"; cat "$dir/first.log" "$dir/log"; echo "--- isnsadm's"; cat "$dir/isnsadm.log"; }
+[ "$fail" = 0 ] || { echo "--- ietd's log"; cat "$dir/first.log"; echo "--- isnsadm's"; cat "$dir/isnsadm.log"; }
 summary
 [ "$fail" = 0 ]
