@@ -209,8 +209,10 @@ static void listener_close(struct isns *c)
 		}
 		l->w.fd = -1;
 		l->port = 0;
+		l->paused = false;
 	}
 	c->scn_port = c->esi_port = 0;
+	spare_close(&c->spare);
 }
 
 /* A listener on every address of the server's family, on a free port. */
@@ -257,6 +259,7 @@ static void listener_open(struct isns *c)
 	if (c->listeners[0].w.fd >= 0 && c->lfamily == c->srv.ss_family)
 		return;
 	listener_close(c);
+	spare_open(&c->spare);
 	ret = listen_one(c, &c->listeners[0]);
 	if (!ret)
 		ret = listen_one(c, &c->listeners[1]);
@@ -414,6 +417,7 @@ static void next_step(struct isns *c, uint64_t now)
 {
 	struct isns_entity e;
 	uint16_t xid;
+	bool round_over;
 	int n;
 
 	if (c->state != ISNS_UP || c->step != STEP_NONE || c->stopping)
@@ -452,9 +456,24 @@ static void next_step(struct isns *c, uint64_t now)
 			  c->nodes[c->scn_next].name), now);
 		return;
 	}
-	if (c->requery && now >= c->requery_at) {
+	/* No round of queries under way (or none asked for at all). */
+	round_over = !c->cfg->isns_access_control || c->qry_next >= c->nr_nodes;
+	/* The registration's refresh before another round of queries. */
+	if (c->period_s && now >= c->refresh_at && round_over) {
+		xid = next_xid(c);
+		send_step(c, STEP_REFRESH, isns_build_refresh(&c->out, xid,
+			  c->source, c->eid), now);
+		return;
+	}
+	/*
+	 * An SCN asks for a new round once the one under way has ended:
+	 * restarting it would leave the targets past where SCNs keep
+	 * cutting it never asked again, their old answers in force.
+	 */
+	if (c->requery && now >= c->requery_at && round_over) {
 		c->requery = false;
 		c->qry_next = 0;
+		c->periodic_at = now + ISNS_REQUERY_MS;
 	}
 	if (!c->requery && now >= c->periodic_at &&
 	    c->qry_next >= c->nr_nodes) {
@@ -469,11 +488,6 @@ static void next_step(struct isns *c, uint64_t now)
 		send_step(c, STEP_QUERY, isns_build_dd_query(&c->out, xid,
 			  c->nodes[c->qry_next].name), now);
 		return;
-	}
-	if (c->period_s && now >= c->refresh_at) {
-		xid = next_xid(c);
-		send_step(c, STEP_REFRESH, isns_build_refresh(&c->out, xid,
-			  c->source, c->eid), now);
 	}
 }
 
@@ -784,10 +798,21 @@ static void on_listen(struct watch *w, uint32_t events)
 	size_t i;
 
 	(void)events;
-	fd = accept4(w->fd, (struct sockaddr *)&peer, &len,
-		     SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
+	fd = accept_or_shed(w->fd, &c->spare);
+	if (fd < 0) {
+		/* Still readable: polled on, it would spin the loop. */
+		if (accept_starved(&c->spare, errno) &&
+		    !loop_mod(c->loop, &l->w, 0)) {
+			l->paused = true;
+			log_peer(LOG_ERR, "iSNS: out of file descriptors, not accepting notifications for a while");
+		}
 		return;
+	}
+	len = sizeof(peer);
+	if (getpeername(fd, (struct sockaddr *)&peer, &len)) {
+		close(fd);
+		return;
+	}
 	n = addr_bytes(&peer, a);
 	if (!n || n != addr_bytes(&c->srv, b) || memcmp(a, b, n)) {
 		log_peer(LOG_WARNING, "iSNS: refused a notification connection from another address than the server's");
@@ -855,6 +880,7 @@ int isns_init(struct isns *c, struct loop *loop, const struct config *cfg,
 	c->port = port;
 	c->w.fd = -1;
 	c->listeners[0].w.fd = c->listeners[1].w.fd = -1;
+	c->spare.fd = -1;
 	for (i = 0; i < ISNS_SIDES; i++) {
 		c->sides[i].w.fd = -1;
 		c->sides[i].owner = c;
@@ -880,6 +906,10 @@ void isns_tick(struct isns *c, uint64_t now)
 	size_t i;
 
 	apply_server(c, now);
+	for (i = 0; i < 2; i++)
+		if (c->listeners[i].paused &&
+		    !loop_mod(c->loop, &c->listeners[i].w, EPOLLIN))
+			c->listeners[i].paused = false;
 	if (fp != c->fingerprint) {
 		c->fingerprint = fp;
 		c->dirty = true;

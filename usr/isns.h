@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 
 #include "isns_pdu.h"
+#include "fdlimit.h"
 #include "loop.h"
 
 struct config;
@@ -74,6 +75,7 @@ struct isns_listener {
 	struct watch w;			/* fd -1: none */
 	struct isns *owner;
 	uint16_t port;
+	bool paused;			/* out of descriptors: not polled */
 };
 
 struct isns {
@@ -103,6 +105,7 @@ struct isns {
 	bool stopping;			/* only the deregistration now */
 
 	struct isns_listener listeners[2];	/* SCN's, ESI's */
+	struct spare spare;		/* the listeners', at EMFILE */
 	int lfamily;
 	uint16_t scn_port, esi_port;	/* 0: no listeners */
 	struct isns_side sides[ISNS_SIDES];

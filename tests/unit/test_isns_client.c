@@ -44,11 +44,18 @@ static void pump(int ms)
 	}
 }
 
+static void setup_with(const char *more);
+
 static void setup(void)
+{
+	setup_with("");
+}
+
+static void setup_with(const char *more)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sin);
-	char conf[256];
+	char conf[512];
 
 	memset(&f, 0, sizeof(f));
 	f.fd = -1;
@@ -60,7 +67,7 @@ static void setup(void)
 		abort();
 	snprintf(conf, sizeof(conf),
 		 "iSNSServer 127.0.0.1:%u\niSNSAccessControl Yes\nTarget "
-		 TARGET1 "\n Alias one\n", ntohs(sin.sin_port));
+		 TARGET1 "\n Alias one\n%s", ntohs(sin.sin_port), more);
 	config_of(&f.cfg, conf);
 	if (loop_init(&f.loop))
 		abort();
@@ -374,6 +381,49 @@ TEST(isns_client_answers_the_server_s_scn_and_asks_again)
 	answer(f.fd, f.h.xid, 0, b, dd_answer(b, NULL));
 	pump(50);
 	CHECK_EQ(isns_acl_check(TARGET1, INITIATOR), ISNS_NOT_IN_DD);
+	close(n);
+	teardown();
+}
+
+/* The request read last names the target (its source or key). */
+static bool asks_for(const char *target)
+{
+	return f.h.func == ISNS_DEV_ATTR_QRY &&
+	       memmem(f.buf, ISNS_HDR_LEN + f.h.len, target, strlen(target));
+}
+
+TEST(isns_client_finishes_a_round_of_queries_before_an_scn_s)
+{
+	struct isns_hdr q;
+	uint8_t b[1024];
+	int n;
+
+	setup_with("Target " TARGET2 "\n");
+	REQUIRE(accepted());
+	REQUIRE(read_from(f.fd) == 0 && f.h.func == ISNS_DEV_ATTR_REG);
+	answer(f.fd, f.h.xid, 0, NULL, 0);
+	for (n = 0; n < 2; n++) {
+		REQUIRE(read_from(f.fd) == 0 && f.h.func == ISNS_SCN_REG);
+		answer(f.fd, f.h.xid, 0, NULL, 0);
+	}
+	REQUIRE(read_from(f.fd) == 0 && asks_for(TARGET1));
+	q = f.h;
+	/* Notifications keep coming while the round is under way... */
+	n = notifier("127.0.0.1");
+	send_scn(n, 7);
+	REQUIRE(read_from(n) == 0);
+	/* The answer comes once the SCN's new round would be due. */
+	pump(ISNS_SCN_GAP_MS + 100);
+	f.h = q;
+	answer(f.fd, f.h.xid, 0, b, dd_answer(b, INITIATOR));
+	/* ...and the round goes on to the second target, not back to the first. */
+	REQUIRE(read_from(f.fd) == 0);
+	CHECK(asks_for(TARGET2));
+	answer(f.fd, f.h.xid, 0, b, dd_answer(b, NULL));
+	/* Then the round the SCN asked for. */
+	isns_tick(&f.c, now_ms() + ISNS_SCN_GAP_MS + 1);
+	REQUIRE(read_from(f.fd) == 0);
+	CHECK(asks_for(TARGET1));
 	close(n);
 	teardown();
 }
