@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Running commands and waiting for conditions, with timeouts and clear errors."""
 
+import errno
 import os
 import shlex
 import subprocess
@@ -66,13 +67,22 @@ def wait_until(predicate, timeout, what, interval=0.2):
 
 
 def read(path, default=None):
-    """A small file's text, or default when it does not exist."""
-    try:
-        return Path(path).read_text()
-    except FileNotFoundError:
-        if default is None:
-            raise
-        return default
+    """A small file's text, or default when it does not exist.
+
+    The results directory is the host's, shared into the guest: on 7.x
+    guests a read of a file that another process (ietd, its log) is
+    appending to has failed with ENODATA once; it is read again."""
+    for attempt in range(25):
+        try:
+            return Path(path).read_text()
+        except FileNotFoundError:
+            if default is None:
+                raise
+            return default
+        except OSError as e:
+            if e.errno != errno.ENODATA or attempt == 24:
+                raise
+            time.sleep(0.2)
 
 
 def safe_name(text):
