@@ -20,23 +20,23 @@ from vmlib.util import MiB, RESULTS, run, wait_until
 
 # ---------------------------------------------------------------- one part of the suite
 
-# Seconds each module took under TCG (make check on 6.1, 6.12 and 6.12-rt,
-# stop 45, with that stop's new tests guessed): what splits the suite
-# into parts of about the same length. A module not listed counts 10 s
-# a test.
+# Seconds each module took under TCG (make check on 6.1, Debian 13's 6.12
+# and 7.3.4, stop 46, the host busy; the modules whose parametrized
+# cases became one test guessed from it), less what its tests marked
+# paths took (PATHS_SECONDS): what splits the suite into parts of about the
+# same length. A module not listed counts 10 s a test not marked paths.
 MODULE_SECONDS = {
-    "test_access": 37, "test_alua": 15, "test_async_logout": 32, "test_big_writes": 44,
-    "test_caw": 43, "test_chap": 64, "test_cluster_agent": 10, "test_conformance": 98,
-    "test_dirty_throttle": 23, "test_disappear": 28, "test_eio": 64, "test_ext4": 17,
-    "test_fio": 70, "test_hostile": 246, "test_ietadm": 46, "test_isns": 45,
-    "test_lent_reads": 11, "test_libiscsi": 11, "test_limits": 3, "test_login": 15,
-    "test_lun_options": 29, "test_mcs": 7, "test_mode_select": 25, "test_module_load": 3, "test_multipath": 54,
-    "test_opcodes": 40, "test_portal_groups": 17, "test_power_cut": 58,
-    "test_prelogin_flood": 7, "test_privileges": 19, "test_proc_format": 6,
-    "test_reload": 43, "test_reservations": 171, "test_restart": 29,
-    "test_roundtrip": 4, "test_soak": 76, "test_stuck_backend": 50,
-    "test_task_attr": 57, "test_teardown": 25, "test_text": 7, "test_thin": 37,
-    "test_unit_sandbox": 5, "test_verify": 31, "test_volumes": 116, "test_xcopy": 67,
+    "test_access": 38, "test_alua": 13, "test_async_logout": 31, "test_big_writes": 58,
+    "test_caw": 55, "test_chap": 96, "test_cluster_agent": 20, "test_conformance": 109,
+    "test_dirty_throttle": 30, "test_disappear": 23, "test_eio": 104, "test_ext4": 13,
+    "test_fio": 121, "test_hostile": 145, "test_ietadm": 50, "test_isns": 55, "test_libiscsi": 9,
+    "test_limits": 4, "test_login": 21, "test_lun_options": 21, "test_mcs": 3,
+    "test_mode_select": 38, "test_multipath": 57, "test_opcodes": 62,
+    "test_portal_groups": 18, "test_prelogin_flood": 12, "test_privileges": 9,
+    "test_proc_format": 7, "test_reload": 28, "test_reservations": 172,
+    "test_restart": 32, "test_roundtrip": 5, "test_soak": 120, "test_stuck_backend": 63,
+    "test_task_attr": 66, "test_teardown": 14, "test_text": 8, "test_thin": 43,
+    "test_unit_sandbox": 8, "test_verify": 49, "test_volumes": 148, "test_xcopy": 77,
 }
 
 
@@ -52,12 +52,12 @@ def split_modules(weights, parts):
     return where
 
 
-# Seconds the tests marked paths take in each module that has them, of
-# MODULE_SECONDS: what a part with +paths runs besides its share, and so
-# not part of the balance.
+# Seconds the tests marked paths take in each module that has them (the
+# same run): what a part with +paths runs besides its share, and so not
+# part of the balance.
 PATHS_SECONDS = {
-    "test_hostile": 75, "test_power_cut": 58, "test_lent_reads": 11,
-    "test_fio": 12, "test_disappear": 10, "test_module_load": 3,
+    "test_hostile": 53, "test_power_cut": 71, "test_lent_reads": 14,
+    "test_fio": 16, "test_disappear": 10, "test_module_load": 4,
 }
 
 
@@ -77,8 +77,9 @@ def pytest_collection_modifyitems(config, items):
     by_module = {}
     for item in items:
         by_module.setdefault(item.module.__name__, []).append(item)
-    where = split_modules({m: max(MODULE_SECONDS.get(m, 10 * len(its)) - PATHS_SECONDS.get(m, 0), 0)
-                           for m, its in by_module.items()}, n)
+    where = split_modules({m: MODULE_SECONDS.get(
+        m, 10 * sum(not it.get_closest_marker("paths") for it in its))
+        for m, its in by_module.items()}, n)
     keep = [it for it in items if where[it.module.__name__] == k - 1 or
             (plus and it.get_closest_marker("paths"))]
     config.hook.pytest_deselected(items=[it for it in items if it not in keep])

@@ -394,8 +394,7 @@ def test_opcodes_an_initiator_may_not_send_are_rejected_or_dropped(hostile):
     hostile.assert_others_work()
 
 
-@pytest.mark.parametrize("kind", ["nop-out", "immediate-data", "data-out", "text"])
-def test_a_data_segment_over_max_recv_data_segment_length_drops_the_connection(hostile, kind):
+def oversized_segment(hostile, kind):
     c = hostile.connect()
     limit = c.max_send_dsl              # the target's MaxRecvDataSegmentLength
     size = limit + 512
@@ -433,6 +432,12 @@ def test_a_data_segment_over_max_recv_data_segment_length_drops_the_connection(h
     hostile.assert_others_work()
 
 
+# Every kind of PDU on one target, each on a connection of its own.
+def test_a_data_segment_over_max_recv_data_segment_length_drops_the_connection(hostile):
+    for kind in ["nop-out", "immediate-data", "data-out", "text"]:
+        oversized_segment(hostile, kind)
+
+
 def garbage_ahs(kind, rng):
     """(opcode, AHS bytes) of each kind of garbage."""
     if kind == "random-bytes":
@@ -453,9 +458,7 @@ def garbage_ahs(kind, rng):
     raise ValueError(kind)
 
 
-@pytest.mark.parametrize("kind", ["random-bytes", "random-255-words", "ahs-length-beyond-total",
-                                  "zero-length-cdb-ahs", "on-nop-out"])
-def test_a_garbage_ahs_is_rejected_or_dropped(hostile, kind):
+def garbage_ahs_case(hostile, kind):
     rng = random.Random(f"ahs-{kind}")
     c = hostile.connect()
     op, ahs = garbage_ahs(kind, rng)
@@ -487,6 +490,13 @@ def test_a_garbage_ahs_is_rejected_or_dropped(hostile, kind):
     print(f"{kind} AHS: {got!r}")
     mem.check()
     hostile.assert_others_work()
+
+
+# Every kind of garbage on one target, each on a connection of its own.
+def test_a_garbage_ahs_is_rejected_or_dropped(hostile):
+    for kind in ["random-bytes", "random-255-words", "ahs-length-beyond-total",
+                 "zero-length-cdb-ahs", "on-nop-out"]:
+        garbage_ahs_case(hostile, kind)
 
 
 def write_waiting_for_data(c, bs, **submit):
@@ -573,8 +583,7 @@ LOGIN_ENDINGS = ["close-before-response", "rst-before-response", "close-after-re
                  "rst-after-response", "logout-then-close", "logout-then-rst"]
 
 
-@pytest.mark.parametrize("ending", LOGIN_ENDINGS)
-def test_logins_cut_right_after_the_final_request_leave_no_session(hostile, bystander, ending):
+def cut_logins(hostile, bystander, ending):
     with MemWatch(f"{LOGIN_ROUNDS} logins, {ending}") as mem:
         for i in range(LOGIN_ROUNDS):
             c = hostile.connect(login=False)
@@ -595,6 +604,12 @@ def test_logins_cut_right_after_the_final_request_leave_no_session(hostile, byst
     mem.check()
     assert hostile.daemon.running
     hostile.assert_others_work(bystander)
+
+
+# Every ending on one target (one setup for all six).
+def test_logins_cut_right_after_the_final_request_leave_no_session(hostile, bystander):
+    for ending in LOGIN_ENDINGS:
+        cut_logins(hostile, bystander, ending)
 
 
 # ---------------------------------------------------------------- fuzzing
@@ -1124,9 +1139,9 @@ BOMBS = {
 }
 
 
-@pytest.mark.paths
-@pytest.mark.parametrize("kind", list(BOMBS))
-def test_a_window_of_allocation_length_bombs_gets_small_good_answers(hostile, bystander, kind):
+def bomb_window(hostile, kind):
+    """A window of one kind of bomb on a connection of its own: every
+    answer small and GOOD, with the residual of what was not there."""
     cdb, edtl, size = BOMBS[kind]
     c = hostile.connect()
     n = c.window()
@@ -1140,7 +1155,7 @@ def test_a_window_of_allocation_length_bombs_gets_small_good_answers(hostile, by
                                         edtl=edtl, read=True))
         c.send(pdus, timeout=60)
         how = wait_target_settles(c, mem)
-        assert how == "read everything", f"the target holds a window of commands: {how}"
+        assert how == "read everything", f"{kind}: the target holds a window of commands: {how}"
         time.sleep(1)
         mem.sample()
         results = [c.wait(t, timeout=60) for t in tasks]
@@ -1157,4 +1172,12 @@ def test_a_window_of_allocation_length_bombs_gets_small_good_answers(hostile, by
     c.close()
     hostile.wait_no_raw_sessions()
     mem.check()
+
+
+# Every kind in one test: one target and bystander set up once (this runs
+# on every kernel).
+@pytest.mark.paths
+def test_a_window_of_allocation_length_bombs_gets_small_good_answers(hostile, bystander):
+    for kind in BOMBS:
+        bomb_window(hostile, kind)
     hostile.assert_others_work(bystander)

@@ -142,15 +142,17 @@ BAD = {
 }
 
 
-@pytest.mark.parametrize("args", list(BAD))
-def test_ietd_refuses_a_bad_value_with_its_reason(kmod, backing, request, args):
-    conf = RESULTS / f"ietd-{safe_name(request.node.name)}.conf"
-    conf.write_text(f"Target {iqn('lunopt-bad')}\n"
-                    f"\tLun 0 Path={backing('bad', SIZE)},{args}\n")
-    cp = run([str(IETD), "-f", "-c", str(conf)], check=False, timeout=30)
-    assert cp.returncode == 1, cp.stderr
-    assert f"{conf}:2: Lun: LUN 0: {BAD[args]}\n" in cp.stderr, cp.stderr
-    assert proc.volumes() == []
+def test_ietd_refuses_a_bad_value_with_its_reason(kmod, backing, request):
+    """Each bad value, on one module load: ietd exits 1 naming it, and
+    the kernel is given nothing."""
+    path = backing("bad", SIZE)
+    for i, args in enumerate(BAD):
+        conf = RESULTS / f"ietd-{safe_name(request.node.name)}-{i}.conf"
+        conf.write_text(f"Target {iqn('lunopt-bad')}\n\tLun 0 Path={path},{args}\n")
+        cp = run([str(IETD), "-f", "-c", str(conf)], check=False, timeout=30)
+        assert cp.returncode == 1, f"{args}: {cp.stderr}"
+        assert f"{conf}:2: Lun: LUN 0: {BAD[args]}\n" in cp.stderr, f"{args}: {cp.stderr}"
+        assert proc.volumes() == [], args
 
 
 # ---------------------------------------------------------------- the module's own checks
@@ -224,34 +226,36 @@ EINVAL, ERANGE = 22, 34
 PHYS_REASON = "PhysicalBlockSize must be a power of 2 from BlockSize to 32768"
 
 
-@pytest.mark.parametrize("lun_args, errno, reason", [
-    pytest.param({"IET_A_LUN_BLOCK_SIZE": 4096, "IET_A_LUN_PHYS_BLOCK_SIZE": 2048},
-                 EINVAL, PHYS_REASON, id="phys-below-block"),
-    pytest.param({"IET_A_LUN_PHYS_BLOCK_SIZE": 3072}, EINVAL, PHYS_REASON,
-                 id="phys-not-power-of-2"),
-    pytest.param({"IET_A_LUN_ROTATION_RATE": 2}, EINVAL,
-                 "RotationRate must be 0, 1 or 1025..65534", id="rotation-2"),
-    pytest.param({"IET_A_LUN_ROTATION_RATE": 0x400}, EINVAL,
-                 "RotationRate must be 0, 1 or 1025..65534", id="rotation-0x400"),
+# What ietd never sends, each with the errno and reason the module answers:
+# (what, LUN attributes, errno, reason).
+REFUSED_LUNS = [
+    ({"IET_A_LUN_BLOCK_SIZE": 4096, "IET_A_LUN_PHYS_BLOCK_SIZE": 2048},
+     EINVAL, PHYS_REASON, "phys-below-block"),
+    ({"IET_A_LUN_PHYS_BLOCK_SIZE": 3072}, EINVAL, PHYS_REASON, "phys-not-power-of-2"),
+    ({"IET_A_LUN_ROTATION_RATE": 2}, EINVAL,
+     "RotationRate must be 0, 1 or 1025..65534", "rotation-2"),
+    ({"IET_A_LUN_ROTATION_RATE": 0x400}, EINVAL,
+     "RotationRate must be 0, 1 or 1025..65534", "rotation-0x400"),
     # Out of the netlink policy's ranges: refused before iet_lun_add().
-    pytest.param({"IET_A_LUN_PHYS_BLOCK_SIZE": 65536}, ERANGE, "integer out of range",
-                 id="phys-65536"),
-    pytest.param({"IET_A_LUN_ROTATION_RATE": 0xffff}, ERANGE, "integer out of range",
-                 id="rotation-0xffff"),
-    pytest.param({"IET_A_LUN_THIN": 2}, ERANGE, "integer out of range", id="thin-2"),
-    pytest.param({"IET_A_LUN_MODE_SELECT": 2}, ERANGE, "integer out of range",
-                 id="mode-select-2"),
-])
-def test_the_module_refuses_what_ietd_never_sends(genl, lun_args, errno, reason):
+    ({"IET_A_LUN_PHYS_BLOCK_SIZE": 65536}, ERANGE, "integer out of range", "phys-65536"),
+    ({"IET_A_LUN_ROTATION_RATE": 0xffff}, ERANGE, "integer out of range", "rotation-0xffff"),
+    ({"IET_A_LUN_THIN": 2}, ERANGE, "integer out of range", "thin-2"),
+    ({"IET_A_LUN_MODE_SELECT": 2}, ERANGE, "integer out of range", "mode-select-2"),
+]
+
+
+def test_the_module_refuses_what_ietd_never_sends(genl):
+    """Each case on one module load: refused with its reason, nothing made."""
     request, a = genl
     tid = u32(a["IET_A_TID"], 1)
     assert request("IET_CMD_TARGET_NEW", tid + nla(a["IET_A_TARGET_NAME"],
                    iqn("lunopt-raw").encode() + b"\0")) == (0, "")
-    attrs = tid + u32(a["IET_A_LUN"], 0) + u32(a["IET_A_LUN_TYPE"], 2)  # nullio
-    for k, v in lun_args.items():
-        attrs += u32(a[k], v)
-    assert request("IET_CMD_LUN_NEW", attrs) == (errno, reason)
-    assert proc.target(proc.volumes(), iqn("lunopt-raw")).luns == []
+    for lun_args, errno, reason, what in REFUSED_LUNS:
+        attrs = tid + u32(a["IET_A_LUN"], 0) + u32(a["IET_A_LUN_TYPE"], 2)  # nullio
+        for k, v in lun_args.items():
+            attrs += u32(a[k], v)
+        assert request("IET_CMD_LUN_NEW", attrs) == (errno, reason), what
+        assert proc.target(proc.volumes(), iqn("lunopt-raw")).luns == [], what
     # What is in range goes through, the same way.
     attrs = tid + u32(a["IET_A_LUN"], 1) + u32(a["IET_A_LUN_TYPE"], 2) + \
         u32(a["IET_A_LUN_PHYS_BLOCK_SIZE"], 32768) + \

@@ -630,10 +630,12 @@ def move_list(rk, sark, tpids_len, tpid_bytes, rtpi=1):
             + rtpi.to_bytes(2, "big") + tpids_len.to_bytes(4, "big") + tpid_bytes)
 
 
+# Lengths near 4 GiB, each tried in one session (one setup, under KASAN too).
+WRAPPING_LENGTHS = [0xFFFFFFF0, 0xFFFFFFE8, 0xFFFFFFEC, 0xFFFFFFFF]
+
+
 @pytest.mark.guard
-@pytest.mark.parametrize("tpids_len", [0xFFFFFFF0, 0xFFFFFFE8, 0xFFFFFFEC, 0xFFFFFFFF])
-def test_register_and_move_with_a_wrapping_transportid_length_moves_nothing(
-        ietd, backing, tpids_len):
+def test_register_and_move_with_a_wrapping_transportid_length_moves_nothing(ietd, backing):
     """REGISTER AND MOVE whose TRANSPORTID PARAMETER DATA LENGTH is near
     4 GiB (24 plus it wraps to less than the list) is refused, whether the
     TransportID in the list is a whole one or one that claims 64 KiB past
@@ -645,16 +647,18 @@ def test_register_and_move_with_a_wrapping_transportid_length_moves_nothing(
     assert r.status == ri.GOOD, r.sense.hex()
     r = raw_pr_out(c, 1, basic(rk=0xA), tp=WE)              # RESERVE
     assert r.status == ri.GOOD, r.sense.hex()
-    for what, tid in [("a whole TransportID", tpid(OTHER_HOST + ",i,0x00023d000001")),
-                      ("a TransportID claiming 64 KiB", bytes([0x45, 0, 0xff, 0xfc])
-                       + OTHER_HOST.encode())]:
-        r = raw_pr_out(c, 7, move_list(0xA, 0xB, tpids_len, tid))
-        assert r.status == ri.CHECK_CONDITION, f"{what}: status {r.status:#x}"
-        key, *asc = r.sense_triple
-        assert key == ILLEGAL_REQUEST and tuple(asc) in (
-            PARAMETER_LIST_LENGTH_ERROR, INVALID_FIELD_IN_PARAMETER_LIST), \
-            f"{what}: sense {r.sense.hex()}"
-        assert raw_full_status(c) == [(0xA, True, me)], what
+    for tpids_len in WRAPPING_LENGTHS:
+        for kind, tid in [("a whole TransportID", tpid(OTHER_HOST + ",i,0x00023d000001")),
+                          ("a TransportID claiming 64 KiB", bytes([0x45, 0, 0xff, 0xfc])
+                           + OTHER_HOST.encode())]:
+            what = f"{kind}, length {tpids_len:#x}"
+            r = raw_pr_out(c, 7, move_list(0xA, 0xB, tpids_len, tid))
+            assert r.status == ri.CHECK_CONDITION, f"{what}: status {r.status:#x}"
+            key, *asc = r.sense_triple
+            assert key == ILLEGAL_REQUEST and tuple(asc) in (
+                PARAMETER_LIST_LENGTH_ERROR, INVALID_FIELD_IN_PARAMETER_LIST), \
+                f"{what}: sense {r.sense.hex()}"
+            assert raw_full_status(c) == [(0xA, True, me)], what
     r = raw_pr_out(c, 3, basic(rk=0xA))                     # CLEAR
     assert r.status == ri.GOOD, r.sense.hex()
     c.logout()
@@ -662,21 +666,21 @@ def test_register_and_move_with_a_wrapping_transportid_length_moves_nothing(
 
 
 @pytest.mark.guard
-@pytest.mark.parametrize("length", [24, 25, 26, 27])
-def test_register_with_spec_i_pt_and_no_transportid_length_registers_no_one(
-        ietd, backing, length):
+def test_register_with_spec_i_pt_and_no_transportid_length_registers_no_one(ietd, backing):
     """REGISTER with SPEC_I_PT and a list of fewer than the 28 bytes that
     hold its TRANSPORTID PARAMETER DATA LENGTH gets PARAMETER LIST LENGTH
     ERROR: the target neither takes TransportIDs from past the list's end
-    (27 bytes once let "length - 28" wrap) nor registers anyone."""
+    (27 bytes once let "length - 28" wrap) nor registers anyone. Each
+    length in one session."""
     c, _ = raw_login(lun_target(ietd, backing, "pr-spec-i-pt-short"))
-    plist = (basic(sark=0x7, flags=0x08) + b"\xff" * 4)[:length]
-    r = raw_pr_out(c, 0, plist)
-    assert r.status == ri.CHECK_CONDITION, f"{length} bytes: status {r.status:#x}"
-    key, *asc = r.sense_triple
-    assert key == ILLEGAL_REQUEST and tuple(asc) == PARAMETER_LIST_LENGTH_ERROR, \
-        f"{length} bytes: sense {r.sense.hex()}"
-    assert raw_full_status(c) == []
+    for length in (24, 25, 26, 27):
+        plist = (basic(sark=0x7, flags=0x08) + b"\xff" * 4)[:length]
+        r = raw_pr_out(c, 0, plist)
+        assert r.status == ri.CHECK_CONDITION, f"{length} bytes: status {r.status:#x}"
+        key, *asc = r.sense_triple
+        assert key == ILLEGAL_REQUEST and tuple(asc) == PARAMETER_LIST_LENGTH_ERROR, \
+            f"{length} bytes: sense {r.sense.hex()}"
+        assert raw_full_status(c) == [], f"{length} bytes"
     c.logout()
     c.close()
 
