@@ -510,7 +510,7 @@ static void reg_done(struct isns *c, struct isns_iter *it, uint64_t now)
 	c->scn_next = 0;
 	c->qry_next = 0;
 	c->periodic_at = now + ISNS_REQUERY_MS;
-	log_info("iSNS server %s: registered %zu target%s on %zu portal%s as %s%s",
+	log_peer(LOG_INFO, "iSNS server %s: registered %zu target%s on %zu portal%s as %s%s",
 		 srv_name(c), c->nr_nodes, c->nr_nodes == 1 ? "" : "s",
 		 c->nr_portals, c->nr_portals == 1 ? "" : "s", c->eid,
 		 c->scn_port ? "" : ", without SCNs");
@@ -537,8 +537,9 @@ static void queried(struct isns *c, uint32_t status, struct isns_iter *it)
 		isns_acl_forget(target);
 		return;
 	}
+	/* The server decides how often: rate-limited. */
 	if (before != (long)names.nr)
-		log_info("iSNS: %s's discovery domains hold %zu other node%s",
+		log_peer(LOG_INFO, "iSNS: %s's discovery domains hold %zu other node%s",
 			 target, names.nr, names.nr == 1 ? "" : "s");
 	if (isns_acl_set(target, &names)) {
 		isns_names_free(&names);
