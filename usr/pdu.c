@@ -3,48 +3,12 @@
 #include <errno.h>
 #include <string.h>
 
+#include "be.h"
 #include "pdu.h"
 
 #define F_BIT		0x80	/* byte 1: Final / Transit */
 #define C_BIT		0x40	/* byte 1: Continue */
 #define I_BIT		0x40	/* byte 0: Immediate */
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
-
-static void put24(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 16;
-	p[1] = v >> 8;
-	p[2] = v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get24(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
 
 static bool zero(const uint8_t *p, size_t len)
 {
