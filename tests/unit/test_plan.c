@@ -568,17 +568,27 @@ static bool kernel_has_group(uint32_t tid, uint16_t tag)
 	return false;
 }
 
+/*
+ * Target 1's group 1 made to go (PortalGroup lines added) while a session
+ * uses it, whose initiator does not log out until fake_logout_go(): the
+ * plan made, not applied.
+ */
+static bool plan_group_goes_under_a_session(struct config *model, struct plan *p)
+{
+	start();
+	if (run(model, CONF) ||
+	    fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0))
+		return false;
+	fake_logout_held(true);
+	return make(model, GROUPS CONF, p) == 0;
+}
+
 TEST(plan_does_not_wait_for_the_sessions_of_a_group_that_goes)
 {
 	struct config model = { 0 };
 	struct plan p;
 
-	start();
-	REQUIRE(run(&model, CONF) == 0);
-	REQUIRE(fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0) == 0);
-	/* The initiator takes its time to log out. */
-	fake_logout_held(true);
-	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	REQUIRE(plan_group_goes_under_a_session(&model, &p));
 	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
 	plan_free(&p);
 	/* Applied at once: group 1 of target 1 stays while its session does. */
@@ -609,12 +619,7 @@ TEST(plan_closes_what_stays_in_a_group_that_goes_once_its_time_is_up)
 	struct config model = { 0 };
 	struct plan p;
 
-	start();
-	REQUIRE(run(&model, CONF) == 0);
-	REQUIRE(fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0) == 0);
-	/* The initiator stays, and the kernel has not dropped it yet. */
-	fake_logout_held(true);
-	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	REQUIRE(plan_group_goes_under_a_session(&model, &p));
 	REQUIRE(plan_apply(&p, err, sizeof(err)) == 0);
 	plan_free(&p);
 	tpg_retire_poll(now_ms());
@@ -636,11 +641,7 @@ TEST(plan_undone_keeps_a_group_that_was_going)
 	struct config model = { 0 };
 	struct plan p;
 
-	start();
-	REQUIRE(run(&model, CONF) == 0);
-	REQUIRE(fake_add_session(1, 0x1234, INITIATOR, NULL, NULL, 0) == 0);
-	fake_logout_held(true);
-	REQUIRE(make(&model, GROUPS CONF, &p) == 0);
+	REQUIRE(plan_group_goes_under_a_session(&model, &p));
 	/* A step after the group's removal fails: everything is undone. */
 	fake_fail(F_TPG_DEL, -EIO, "no");
 	CHECK(plan_apply(&p, err, sizeof(err)) != 0);
