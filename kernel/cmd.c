@@ -515,9 +515,7 @@ void iet_cmd_complete(struct iet_scsi_req *req)
 			iet_queue_work(&irq_done_w);
 		return;
 	}
-	iet_scsi_account(&conn->session->stats, req);
-	if (req->lun)
-		iet_scsi_account(&req->lun->stats, req);
+	iet_stats_cmd_done(conn->session, req);
 	/*
 	 * A long Data-In goes out from the write thread, while the thread
 	 * that served it goes back to its own work: sending it here would

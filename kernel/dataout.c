@@ -69,6 +69,7 @@ int iet_scsi_cmd_start(struct iet_conn *conn)
 		return -ENOMEM;
 	rx->cmd = cmd;
 	req = &cmd->req;
+	req->t_rx = ktime_get_ns();
 	req->nexus = session;
 	if (!cmd->immediate && !iet_session_in_window(session, cmd->cmdsn)) {
 		/* Nothing is allocated for it; its data is read and dropped. */

@@ -39,9 +39,13 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 			return;
 		if (req->lun->ops->lend && req->execute && req->io.len &&
 		    req->io.len <= IET_CACHED_READ_MAX &&
-		    iet_tset_ready(req) && iet_cmd_buf_lend(cmd)) {
-			iet_cmd_complete(req);
-			return;
+		    iet_tset_ready(req)) {
+			req->t_submit = ktime_get_ns();
+			if (iet_cmd_buf_lend(cmd)) {
+				req->t_backend = ktime_get_ns();
+				iet_cmd_complete(req);
+				return;
+			}
 		}
 		if (iet_cmd_buf_grow(cmd, req->buf_len)) {
 			/* Out of memory for now: the initiator retries. */

@@ -97,13 +97,14 @@ void iet_buf_or(struct iet_buf *dst, u32 doff, const struct iet_buf *src,
 void iet_buf_iter(const struct iet_buf *buf, struct iov_iter *iter,
 		  unsigned int dir, u32 off, u32 len);
 
-/* Counters of a LUN or a session; see enum iet_stat. */
+/* Counters and latency histograms of a LUN or a session (stats.c). */
 struct iet_stats {
-	atomic64_t cmds;
-	atomic64_t read_bytes;
-	atomic64_t write_bytes;
-	atomic64_t errors;
+	struct iet_stats_cpu __percpu *cpu;
 };
+
+int iet_stats_init(struct iet_stats *st);
+void iet_stats_free(struct iet_stats *st);
+int iet_stats_put(struct sk_buff *skb, const struct iet_stats *st);
 
 /* ---- backends ---------------------------------------------------------- */
 
@@ -744,7 +745,18 @@ struct iet_scsi_req {
 	u8 sense[IET_SENSE_MAX];
 	u32 data_len;			/* data-in the command produced */
 	struct iet_buf buf;
+
+	/* ktime_get_ns() of its arrival, first submission, backend's end */
+	u64 t_rx;
+	u64 t_submit;
+	u64 t_backend;
 };
+
+void iet_stats_cmd_done(struct iet_session *session,
+			const struct iet_scsi_req *req);
+void iet_stats_cmd_sent(struct iet_session *session,
+			const struct iet_scsi_req *req);
+void iet_stats_copied(struct iet_lun *src, struct iet_lun *dst, u64 bytes);
 
 #define IET_ASYNC	1	/* execute(): the backend completes it later */
 
@@ -769,7 +781,6 @@ void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 		      u8 protect, bool fua);
 void iet_scsi_done(struct iet_scsi_req *req);
 void iet_scsi_check_ua(struct iet_scsi_req *req);
-void iet_scsi_account(struct iet_stats *st, const struct iet_scsi_req *req);
 void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max);
 void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq);
 void iet_scsi_invalid_field(struct iet_scsi_req *req, u32 byte, int bit);

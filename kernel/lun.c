@@ -43,6 +43,8 @@ static void lun_release(struct kref *kref)
 	/* In-flight I/O has finished: the last command held this. */
 	iet_pr_destroy(lun);
 	lun->ops->detach(lun);
+	/* RCU readers look the LUN up by number or name, never at these. */
+	iet_stats_free(&lun->stats);
 	kfree_rcu(lun, rcu);
 }
 
@@ -106,6 +108,10 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	lun = kzalloc(sizeof(*lun), GFP_KERNEL);
 	if (!lun)
 		return -ENOMEM;
+	if (iet_stats_init(&lun->stats)) {
+		kfree(lun);
+		return -ENOMEM;
+	}
 	kref_init(&lun->kref);
 	iet_tset_init(&lun->tset);
 	iet_wgate_init(&lun->wgate);
@@ -140,7 +146,6 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 		strscpy(lun->scsi_sn, p->scsi_sn, sizeof(lun->scsi_sn));
 	else
 		strscpy(lun->scsi_sn, lun->scsi_id, sizeof(lun->scsi_sn));
-	atomic64_set(&lun->stats.cmds, 0);
 
 	ret = lun->ops->attach(lun, path);
 	if (ret) {
@@ -197,6 +202,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	return 0;
 
 out_free:
+	iet_stats_free(&lun->stats);
 	kfree(lun);
 	return ret;
 }

@@ -269,24 +269,6 @@ static int put_u32_array(struct sk_buff *skb, int type, const u32 *vals,
 	return 0;
 }
 
-static int put_stats(struct sk_buff *skb, struct iet_stats *st)
-{
-	struct nlattr *nest = nla_nest_start(skb, IET_A_STATS);
-
-	if (!nest ||
-	    nla_put_u64_64bit(skb, IET_STAT_CMDS, atomic64_read(&st->cmds),
-			      IET_STAT_PAD) ||
-	    nla_put_u64_64bit(skb, IET_STAT_READ_BYTES,
-			      atomic64_read(&st->read_bytes), IET_STAT_PAD) ||
-	    nla_put_u64_64bit(skb, IET_STAT_WRITE_BYTES,
-			      atomic64_read(&st->write_bytes), IET_STAT_PAD) ||
-	    nla_put_u64_64bit(skb, IET_STAT_ERRORS,
-			      atomic64_read(&st->errors), IET_STAT_PAD))
-		return -EMSGSIZE;
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
 static int fill_target(struct sk_buff *skb, struct iet_target *target)
 {
 	int ret;
@@ -380,7 +362,7 @@ static int fill_lun(struct sk_buff *skb, struct iet_target *target,
 	    nla_put_string(skb, IET_A_LUN_SCSI_SN, lun->scsi_sn) ||
 	    nla_put_u32(skb, IET_A_LUN_BLOCK_SIZE, lun->block_size) ||
 	    nla_put_u64_64bit(skb, IET_A_LUN_BLOCKS, lun->blocks, IET_A_PAD) ||
-	    put_stats(skb, &lun->stats) ||
+	    iet_stats_put(skb, &lun->stats) ||
 	    nla_put_u32(skb, IET_A_LUN_PHYS_BLOCK_SIZE,
 			lun->block_size << lun->pbexp) ||
 	    nla_put_u32(skb, IET_A_LUN_ROTATION_RATE, lun->rotation_rate) ||
@@ -410,8 +392,12 @@ static int lun_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		hdr = dump_put(skb, cb, IET_CMD_LUN_GET);
 		if (!hdr)
 			break;
-		if (fill_lun(skb, target, lun)) {
+		ret = fill_lun(skb, target, lun);
+		if (ret) {
 			genlmsg_cancel(skb, hdr);
+			/* One that fits no message fails the dump, not ends it. */
+			if (!skb->len)
+				goto out;
 			break;
 		}
 		genlmsg_end(skb, hdr);
@@ -468,7 +454,7 @@ static int fill_session(struct sk_buff *skb, struct iet_session *session)
 	    nla_put_string(skb, IET_A_INITIATOR_NAME, session->initiator) ||
 	    put_u32_array(skb, IET_A_SESSION_PARAMS, session->keys,
 			  IET_KEY_MAX) ||
-	    put_stats(skb, &session->stats) ||
+	    iet_stats_put(skb, &session->stats) ||
 	    nla_put_u32(skb, IET_A_TPGT, session->tpgt))
 		return -EMSGSIZE;
 	conns = nla_nest_start(skb, IET_A_CONNS);
@@ -504,15 +490,19 @@ static int session_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		hdr = dump_put(skb, cb, IET_CMD_SESSION_GET);
 		if (!hdr)
 			break;
-		if (fill_session(skb, session)) {
+		ret = fill_session(skb, session);
+		if (ret) {
 			genlmsg_cancel(skb, hdr);
+			if (!skb->len)
+				goto out_unlock;
 			break;
 		}
 		genlmsg_end(skb, hdr);
 		cb->args[0]++;
 	}
-	mutex_unlock(&target->lock);
 	ret = skb->len;
+out_unlock:
+	mutex_unlock(&target->lock);
 out:
 	mutex_unlock(&iet_mutex);
 	return ret;

@@ -14,6 +14,8 @@ static int io_execute(struct iet_scsi_req *req)
 {
 	if (req->io.op != IET_IO_FLUSH && !req->io.len)
 		return 0;
+	if (!req->t_submit)
+		req->t_submit = ktime_get_ns();
 	req->lun->ops->submit(req->lun, req);
 	return IET_ASYNC;
 }
@@ -21,8 +23,13 @@ static int io_execute(struct iet_scsi_req *req)
 /* A read served from memory, whole, without sleeping; else -EAGAIN. */
 static int read_cached_execute(struct iet_scsi_req *req)
 {
-	int ret = req->lun->ops->read_cached(req->lun, req);
+	int ret;
 
+	if (!req->t_submit)
+		req->t_submit = ktime_get_ns();
+	ret = req->lun->ops->read_cached(req->lun, req);
+	if (!ret)
+		req->t_backend = ktime_get_ns();
 	if (ret && ret != -EAGAIN) {
 		/* Let the I/O thread read it all and report the error. */
 		req->io.done = 0;
@@ -58,6 +65,7 @@ void iet_scsi_io_done(struct iet_scsi_req *req, int error)
 		req->io.end(req, error);
 		return;
 	}
+	req->t_backend = ktime_get_ns();
 	iet_wgate_exit(req);
 	if (error == -EAGAIN && req->io.nowait) {
 		iet_scsi_io_again(req);

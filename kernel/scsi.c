@@ -244,17 +244,3 @@ int iet_scsi_execute(struct iet_scsi_req *req)
 	iet_wgate_exit(req);
 	return 0;
 }
-
-/* Counters of a LUN or a session, for a finished command. */
-void iet_scsi_account(struct iet_stats *st, const struct iet_scsi_req *req)
-{
-	u64 bytes = req->lun ? (u64)req->nr_blocks << req->lun->blkbits : 0;
-
-	atomic64_inc(&st->cmds);
-	if (req->status != SAM_STAT_GOOD)
-		atomic64_inc(&st->errors);
-	else if (req->data_out)
-		atomic64_add(bytes, &st->write_bytes);
-	else
-		atomic64_add(bytes, &st->read_bytes);
-}

@@ -116,6 +116,13 @@ void iet_lost_free(struct iet_target *target)
 	target->nr_lost = 0;
 }
 
+/* A session iet_session_add() made and did not add. */
+static void session_discard(struct iet_session *session)
+{
+	iet_stats_free(&session->stats);
+	kfree(session);
+}
+
 int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 		    u32 exp_cmdsn, u16 tpgt, struct nlattr *keys,
 		    struct netlink_ext_ack *extack)
@@ -131,6 +138,10 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 	session = kzalloc(sizeof(*session), GFP_KERNEL);
 	if (!session)
 		return -ENOMEM;
+	if (iet_stats_init(&session->stats)) {
+		session_discard(session);
+		return -ENOMEM;
+	}
 	kref_init(&session->kref);
 	session->sid = sid;
 	strscpy(session->initiator, initiator, sizeof(session->initiator));
@@ -143,7 +154,7 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 			       iet_key_policy, extack) ?:
 	      check_session_keys(session->keys, extack);
 	if (ret) {
-		kfree(session);
+		session_discard(session);
 		return ret;
 	}
 
@@ -151,7 +162,7 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 	list_for_each_entry(old, &target->sessions, list) {
 		if (old->sid == sid) {
 			mutex_unlock(&target->lock);
-			kfree(session);
+			session_discard(session);
 			NL_SET_ERR_MSG(extack, "a session with this sid exists");
 			return -EEXIST;
 		}
@@ -159,7 +170,7 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 	tpg = iet_tpg_find(target, tpgt);
 	if (tpg < 0) {
 		mutex_unlock(&target->lock);
-		kfree(session);
+		session_discard(session);
 		NL_SET_ERR_MSG(extack, "the target has no such portal group");
 		return -ENOENT;
 	}
@@ -204,6 +215,7 @@ static void session_release(struct kref *kref)
 	WARN_ON_ONCE(!list_empty(&session->pending));
 	iet_ua_destroy(session);
 	iet_target_put(session->target);
+	iet_stats_free(&session->stats);
 	kfree(session);
 }
 

@@ -606,8 +606,10 @@ static void tx_pdu_sent(struct iet_conn *conn)
 		break;
 	}
 	/* The queue's reference may be the last: finish before dropping it. */
-	if (cmd->kind == IET_KIND_SCSI)
+	if (cmd->kind == IET_KIND_SCSI) {
+		iet_stats_cmd_sent(conn->session, &cmd->req);
 		iet_cmd_finish(cmd);
+	}
 	tx_dequeue(conn, cmd);
 }
 

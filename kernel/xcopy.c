@@ -337,8 +337,7 @@ static int copy_segment(struct iet_scsi_req *req, const u8 *p,
 			copy_io_error(req, IET_IO_WRITE, ret);
 			return ret;
 		}
-		atomic64_add(n, &s->stats.read_bytes);
-		atomic64_add(n, &d->stats.write_bytes);
+		iet_stats_copied(s, d, n);
 		cond_resched();
 	}
 	return 0;

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ietadm's options: IET's, plus --json, --dry-run, --file, names as tids. */
+/*
+ * ietadm's options: IET's, plus --json, --stats, --prometheus, --dry-run,
+ * --file, names as tids.
+ */
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,7 +15,7 @@
 
 enum {
 	OPT_SOCKET = 256, OPT_VERSION, OPT_JSON, OPT_DRY_RUN, OPT_FILE,
-	OPT_TARGET, OPT_PASSWORD_FILE,
+	OPT_TARGET, OPT_PASSWORD_FILE, OPT_STATS, OPT_PROMETHEUS,
 };
 
 static const struct option long_opts[] = {
@@ -26,6 +29,8 @@ static const struct option long_opts[] = {
 	{ "params", required_argument, NULL, 'p' },
 	{ "redirect", required_argument, NULL, 'r' },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "prometheus", no_argument, NULL, OPT_PROMETHEUS },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "file", required_argument, NULL, OPT_FILE },
 	{ "password-file", required_argument, NULL, OPT_PASSWORD_FILE },
@@ -63,6 +68,10 @@ void adm_usage(FILE *f)
 "                                              the secret from FILE's first line\n"
 "                                              (\"-\": standard input), not argv\n"
 "  --op show [--tid=N [--sid=S|--lun=L]] [--user] [--json]\n"
+"  --op show [--tid=N [--sid=S|--lun=L]] --stats [--json]\n"
+"                                              commands, errors by sense key,\n"
+"                                              latency histograms\n"
+"  --op show [--tid=N] --prometheus            the same, Prometheus' format\n"
 "  --op delete                                 ask every initiator to log out,\n"
 "                                              close every session, delete\n"
 "                                              every target\n"
@@ -136,17 +145,20 @@ static const struct {
 	{ "update", CTL_F_TID | CTL_F_TARGET | CTL_F_LUN | CTL_F_PARAMS |
 		    CTL_F_REDIRECT },
 	{ "show", CTL_F_TID | CTL_F_TARGET | CTL_F_SID | CTL_F_CID |
-		  CTL_F_LUN | CTL_F_USER | CTL_F_JSON },
+		  CTL_F_LUN | CTL_F_USER | CTL_F_JSON | CTL_F_STATS |
+		  CTL_F_PROMETHEUS },
 	{ "reload", CTL_F_DRYRUN },
 	{ "save", 0 },
 };
 
 static const char *const flag_names[] = {
 	"--tid", "--sid", "--cid", "--lun", "--user", "--params",
-	"--redirect", "--target", "--json", "--dry-run",
+	"--redirect", "--target", "--json", "--dry-run", "--stats",
+	"--prometheus",
 };
 
-_Static_assert(CTL_F_DRYRUN == 1u << 9 && CTL_F_TARGET == 1u << 7,
+_Static_assert(CTL_F_DRYRUN == 1u << 9 && CTL_F_TARGET == 1u << 7 &&
+	       CTL_F_PROMETHEUS == 1u << 11,
 	       "flag_names follows the CTL_F_ bits");
 
 /*
@@ -194,6 +206,15 @@ static int check_shape(const struct ctl_req *r, char *err, size_t errlen)
 	}
 	if (f & CTL_F_USER && f & (CTL_F_SID | CTL_F_LUN)) {
 		snprintf(err, errlen, "--user goes with --tid or alone, not with --sid or --lun");
+		return -1;
+	}
+	if (f & CTL_F_USER && f & (CTL_F_STATS | CTL_F_PROMETHEUS)) {
+		snprintf(err, errlen, "accounts have no statistics: --user goes without --stats and --prometheus");
+		return -1;
+	}
+	if (f & CTL_F_PROMETHEUS &&
+	    f & (CTL_F_SID | CTL_F_CID | CTL_F_LUN | CTL_F_JSON | CTL_F_STATS)) {
+		snprintf(err, errlen, "--prometheus is a format of its own: it takes --tid or --target alone");
 		return -1;
 	}
 	if (!strcmp(r->op, "delete") && (f & CTL_F_PARAMS) &&
@@ -296,6 +317,12 @@ enum adm_parse_result adm_parse(int argc, char **argv, struct adm_args *a,
 			break;
 		case OPT_DRY_RUN:
 			r->fields |= CTL_F_DRYRUN;
+			break;
+		case OPT_STATS:
+			r->fields |= CTL_F_STATS;
+			break;
+		case OPT_PROMETHEUS:
+			r->fields |= CTL_F_PROMETHEUS;
 			break;
 		case OPT_FILE:
 			a->file = optarg;

@@ -23,13 +23,41 @@ static int put(char *buf, size_t len, size_t *off, const char *key,
 	return 0;
 }
 
+static const struct {
+	const char *name;
+	uint32_t field;
+	int version;			/* the first that has it */
+} fields[] = {
+	{ "tid", CTL_F_TID, 1 }, { "sid", CTL_F_SID, 1 },
+	{ "cid", CTL_F_CID, 1 }, { "lun", CTL_F_LUN, 1 },
+	{ "user", CTL_F_USER, 1 }, { "params", CTL_F_PARAMS, 1 },
+	{ "redirect", CTL_F_REDIRECT, 1 }, { "target", CTL_F_TARGET, 2 },
+	{ "json", CTL_F_JSON, 2 }, { "dryrun", CTL_F_DRYRUN, 2 },
+	{ "stats", CTL_F_STATS, 3 }, { "prometheus", CTL_F_PROMETHEUS, 3 },
+};
+
+/*
+ * The lowest version that has every field of r, 2 at least: an ietd from
+ * before a field answers a request without it as it always did.
+ */
+static int req_version(const struct ctl_req *r)
+{
+	int ver = 2;
+	size_t i;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if ((r->fields & fields[i].field) && fields[i].version > ver)
+			ver = fields[i].version;
+	return ver;
+}
+
 int ctl_req_format(const struct ctl_req *r, char *buf, size_t len)
 {
 	char num[32];
 	size_t off = 0;
 	int n, ret = 0;
 
-	n = snprintf(buf, len, "%s %d\n", CTL_MAGIC, CTL_VERSION);
+	n = snprintf(buf, len, "%s %d\n", CTL_MAGIC, req_version(r));
 	if (n < 0 || (size_t)n >= len)
 		return -ENOSPC;
 	off = n;
@@ -62,6 +90,10 @@ int ctl_req_format(const struct ctl_req *r, char *buf, size_t len)
 		ret = put(buf, len, &off, "json", "1");
 	if (!ret && (r->fields & CTL_F_DRYRUN))
 		ret = put(buf, len, &off, "dryrun", "1");
+	if (!ret && (r->fields & CTL_F_STATS))
+		ret = put(buf, len, &off, "stats", "1");
+	if (!ret && (r->fields & CTL_F_PROMETHEUS))
+		ret = put(buf, len, &off, "prometheus", "1");
 	if (ret)
 		return ret;
 	if (off + 1 >= len)
@@ -87,18 +119,6 @@ static int number(const char *v, uint64_t max, uint64_t *out)
 		return -EINVAL;
 	return 0;
 }
-
-static const struct {
-	const char *name;
-	uint32_t field;
-	int version;			/* the first that has it */
-} fields[] = {
-	{ "tid", CTL_F_TID, 1 }, { "sid", CTL_F_SID, 1 },
-	{ "cid", CTL_F_CID, 1 }, { "lun", CTL_F_LUN, 1 },
-	{ "user", CTL_F_USER, 1 }, { "params", CTL_F_PARAMS, 1 },
-	{ "redirect", CTL_F_REDIRECT, 1 }, { "target", CTL_F_TARGET, 2 },
-	{ "json", CTL_F_JSON, 2 }, { "dryrun", CTL_F_DRYRUN, 2 },
-};
 
 int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *err,
 		  size_t errlen)
@@ -205,6 +225,8 @@ int ctl_req_parse(const char *buf, size_t len, struct ctl_req *r, char *err,
 		case CTL_F_USER:
 		case CTL_F_JSON:
 		case CTL_F_DRYRUN:
+		case CTL_F_STATS:
+		case CTL_F_PROMETHEUS:
 			if (strcmp(val, "1")) {
 				snprintf(err, errlen, "%s: expected 1", line);
 				return -EINVAL;

@@ -27,7 +27,7 @@
 
 #define CTL_SOCKET_PATH		"/run/iet/ietd.sock"
 #define CTL_MAGIC		"IETCTL"
-#define CTL_VERSION		2
+#define CTL_VERSION		3
 #define CTL_VERSION_MIN		1
 #define CTL_REQ_MAX		65536
 #define CTL_RSP_MAX		(16u << 20)
@@ -45,6 +45,9 @@ enum ctl_field {
 	CTL_F_TARGET	= 1 << 7,
 	CTL_F_JSON	= 1 << 8,
 	CTL_F_DRYRUN	= 1 << 9,
+	/* version 3 */
+	CTL_F_STATS	= 1 << 10,
+	CTL_F_PROMETHEUS = 1 << 11,
 };
 
 struct ctl_req {

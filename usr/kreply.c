@@ -77,9 +77,47 @@ static void get_u32_array(const struct nlattr *nest, uint32_t *vals,
 			vals[i] = get_u32(tb[i]);
 }
 
+/* A nest of u64 by index + 1 into vals[0..n-1]. */
+static void get_u64_array(const struct nlattr *nest, uint64_t *vals,
+			  unsigned int n)
+{
+	const struct nlattr *tb[64] = { NULL };
+	unsigned int i;
+
+	if (!nest || n >= 64)
+		return;
+	parse_nest(nest, tb, n);
+	for (i = 0; i < n; i++)
+		vals[i] = get_u64(tb[i + 1]);
+}
+
+/* One IET_STAT_HIST: a histogram the kernel has and we know, or nothing. */
+static void get_hist(const struct nlattr *nest, struct kstats *st)
+{
+	const struct nlattr *tb[IET_HIST_MAX + 1];
+	struct khist *h;
+	uint32_t op, kind;
+
+	parse_nest(nest, tb, IET_HIST_MAX);
+	if (!valid(tb[IET_HIST_OP], MNL_TYPE_U32) ||
+	    !valid(tb[IET_HIST_KIND], MNL_TYPE_U32) || !tb[IET_HIST_COUNTS] ||
+	    mnl_attr_get_payload_len(tb[IET_HIST_COUNTS]) !=
+	    sizeof(h->counts))
+		return;
+	op = mnl_attr_get_u32(tb[IET_HIST_OP]);
+	kind = mnl_attr_get_u32(tb[IET_HIST_KIND]);
+	if (op >= IET_SOP_HIST_NR || kind >= IET_LAT_NR)
+		return;
+	h = &st->hist[kind][op];
+	h->sum_ns = get_u64(tb[IET_HIST_SUM_NS]);
+	memcpy(h->counts, mnl_attr_get_payload(tb[IET_HIST_COUNTS]),
+	       sizeof(h->counts));
+}
+
 static void get_stats(const struct nlattr *nest, struct kstats *st)
 {
 	const struct nlattr *tb[IET_STAT_MAX + 1];
+	const struct nlattr *attr;
 
 	memset(st, 0, sizeof(*st));
 	if (!nest)
@@ -89,6 +127,13 @@ static void get_stats(const struct nlattr *nest, struct kstats *st)
 	st->read_bytes = get_u64(tb[IET_STAT_READ_BYTES]);
 	st->write_bytes = get_u64(tb[IET_STAT_WRITE_BYTES]);
 	st->errors = get_u64(tb[IET_STAT_ERRORS]);
+	get_u64_array(tb[IET_STAT_OP_CMDS], st->op_cmds, IET_SOP_NR);
+	get_u64_array(tb[IET_STAT_SENSE_KEYS], st->sense, 16);
+	st->conflicts = get_u64(tb[IET_STAT_CONFLICTS]);
+	st->busy = get_u64(tb[IET_STAT_BUSY]);
+	mnl_attr_for_each_nested(attr, nest)
+		if (mnl_attr_get_type(attr) == IET_STAT_HIST)
+			get_hist(attr, st);
 }
 
 static void get_addr(const struct nlattr *addr, const struct nlattr *port,

@@ -39,11 +39,22 @@ enum chap_alg_id {
 #define CHAP_ALGS_ALL	(CHAP_ALG_BIT(CHAP_MD5) | CHAP_ALG_BIT(CHAP_SHA1) | \
 			 CHAP_ALG_BIT(CHAP_SHA256) | CHAP_ALG_BIT(CHAP_SHA3_256))
 
+/* A latency histogram: IET_HIST_NR_BUCKETS log2 buckets (uapi iet.h). */
+struct khist {
+	uint64_t sum_ns;
+	uint64_t counts[IET_HIST_NR_BUCKETS];
+};
+
 struct kstats {
 	uint64_t cmds;
 	uint64_t read_bytes;
 	uint64_t write_bytes;
 	uint64_t errors;
+	uint64_t op_cmds[IET_SOP_NR];	/* enum iet_stat_op */
+	uint64_t sense[16];		/* CHECK CONDITIONs by sense key */
+	uint64_t conflicts;		/* RESERVATION CONFLICT */
+	uint64_t busy;			/* BUSY, TASK SET FULL */
+	struct khist hist[IET_LAT_NR][IET_SOP_HIST_NR];
 };
 
 /*

@@ -2,7 +2,9 @@
 /*
  * ietadm --op show: IET's Key=Value lines for a target, a session (sid 0:
  * the target's session defaults) and accounts; beyond IET a LUN, the whole
- * tree with counters, and every form as JSON (--json).
+ * tree with counters, and every form as JSON (--json); with --stats the
+ * counters by kind, errors by sense key and latency histograms (metrics.c),
+ * or all of them in Prometheus' format (--prometheus).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 
 #include "ctl_ops.h"
 #include "json.h"
+#include "metrics.h"
 #include "op_alua.h"
 #include "op_pr.h"
 #include "params.h"
@@ -109,6 +112,32 @@ static void lun_text(struct textbuf *out, const struct klun *kl)
 	stats_text(out, &kl->stats);
 }
 
+/* The LUNs and sessions of one target, or of all (tid 0), with --stats. */
+static void stats_tree_text(struct textbuf *out, const struct kstate *st,
+			    uint32_t tid)
+{
+	size_t i, j;
+
+	for (i = 0; i < st->nr_targets; i++) {
+		const struct ktarget *kt = &st->targets[i];
+
+		if (tid && kt->tid != tid)
+			continue;
+		out_line(out, "tid:%u name:%s", kt->tid, kt->name);
+		for (j = 0; j < kt->nr_luns; j++) {
+			out_line(out, "\tlun:%u", kt->luns[j].conf.lun);
+			metrics_text(out, &kt->luns[j].stats, 2);
+		}
+		for (j = 0; j < kt->nr_sessions; j++) {
+			const struct ksession *ks = &kt->sessions[j];
+
+			out_line(out, "\tsid:%llu initiator:%s",
+				 (unsigned long long)ks->sid, ks->initiator);
+			metrics_text(out, &ks->stats, 2);
+		}
+	}
+}
+
 static void stats_inline(char *buf, size_t len, const struct kstats *s)
 {
 	snprintf(buf, len, "commands:%llu read:%llu written:%llu errors:%llu",
@@ -185,8 +214,12 @@ static void keys_json(struct jw *j, const char *name, const uint32_t *keys,
 	jw_end(j, '}');
 }
 
-static void stats_json(struct jw *j, const struct kstats *s)
+static void stats_json(struct jw *j, const struct kstats *s, bool full)
 {
+	if (full) {
+		metrics_json(j, s);
+		return;
+	}
 	jw_obj(j, "stats");
 	jw_u64(j, "commands", s->cmds);
 	jw_u64(j, "read_bytes", s->read_bytes);
@@ -196,7 +229,7 @@ static void stats_json(struct jw *j, const struct kstats *s)
 }
 
 /* A LUN's object, left open for more. */
-static void lun_json_open(struct jw *j, const struct klun *kl)
+static void lun_json_open(struct jw *j, const struct klun *kl, bool full)
 {
 	const struct lun_conf *l = &kl->conf;
 
@@ -213,17 +246,17 @@ static void lun_json_open(struct jw *j, const struct klun *kl)
 	jw_u64(j, "rotation_rate", l->rotation_rate);
 	jw_bool(j, "thin_provisioning", !l->thin_off);
 	jw_u64(j, "blocks", l->blocks);
-	stats_json(j, &kl->stats);
+	stats_json(j, &kl->stats, full);
 }
 
-static void lun_json(struct jw *j, const struct klun *kl)
+static void lun_json(struct jw *j, const struct klun *kl, bool full)
 {
-	lun_json_open(j, kl);
+	lun_json_open(j, kl, full);
 	jw_end(j, '}');
 }
 
 /* One LUN, with its reservations. */
-static int lun_show(struct textbuf *out, struct jw *j, bool json,
+static int lun_show(struct textbuf *out, struct jw *j, bool json, bool full,
 		    const struct ktarget *kt, const struct klun *kl,
 		    char *err, size_t errlen)
 {
@@ -236,18 +269,20 @@ static int lun_show(struct textbuf *out, struct jw *j, bool json,
 				     "target %u LUN %u: reading its reservations",
 				     kt->tid, kl->conf.lun);
 	if (json) {
-		lun_json_open(j, kl);
+		lun_json_open(j, kl, full);
 		pr_json(j, &pr, kt);
 		jw_end(j, '}');
 	} else {
 		lun_text(out, kl);
 		pr_text(out, &pr, kt);
+		if (full)
+			metrics_text(out, &kl->stats, 0);
 	}
 	kpr_free(&pr);
 	return 0;
 }
 
-static void session_json(struct jw *j, const struct ksession *ks)
+static void session_json(struct jw *j, const struct ksession *ks, bool full)
 {
 	char ip[INET6_ADDRSTRLEN + 4], sid[24];
 	size_t c;
@@ -260,7 +295,7 @@ static void session_json(struct jw *j, const struct ksession *ks)
 	jw_str(j, "initiator", ks->initiator);
 	jw_u64(j, "portal_group", ks->tpgt);
 	keys_json(j, "params", ks->keys, false);
-	stats_json(j, &ks->stats);
+	stats_json(j, &ks->stats, full);
 	jw_arr(j, "connections");
 	for (c = 0; c < ks->nr_conns; c++) {
 		const struct kconn *kc = &ks->conns[c];
@@ -324,7 +359,7 @@ static void users_json(struct jw *j, const struct auth *a)
 }
 
 static void target_json(struct jw *j, const struct target_conf *t,
-			const struct ktarget *kt)
+			const struct ktarget *kt, bool full)
 {
 	unsigned int i;
 	size_t k;
@@ -349,11 +384,11 @@ static void target_json(struct jw *j, const struct target_conf *t,
 	tpg_json(j, kt);
 	jw_arr(j, "luns");
 	for (k = 0; k < kt->nr_luns; k++)
-		lun_json(j, &kt->luns[k]);
+		lun_json(j, &kt->luns[k], full);
 	jw_end(j, ']');
 	jw_arr(j, "sessions");
 	for (k = 0; k < kt->nr_sessions; k++)
-		session_json(j, &kt->sessions[k]);
+		session_json(j, &kt->sessions[k], full);
 	jw_end(j, ']');
 	jw_end(j, '}');
 }
@@ -395,10 +430,38 @@ static int show_users(struct runtime *rt, const struct ctl_req *req,
 	return 0;
 }
 
+/* --prometheus: every target's, or the one of --tid/--target. */
+static int show_prometheus(struct runtime *rt, const struct ctl_req *req,
+			   struct textbuf *out, char *err, size_t errlen)
+{
+	struct target_conf *t = NULL;
+	struct kstate st;
+	int ret;
+
+	if (req->fields & (CTL_F_SID | CTL_F_CID | CTL_F_LUN | CTL_F_JSON)) {
+		snprintf(err, errlen, "--prometheus takes --tid or --target alone");
+		return -EINVAL;
+	}
+	if (req->fields & (CTL_F_TID | CTL_F_TARGET)) {
+		t = req_target(rt, req, err, errlen);
+		if (!t)
+			return -ENOENT;
+	}
+	ret = dump_kernel(&st, err, errlen);
+	if (ret)
+		return ret;
+	ret = metrics_prometheus(out, &st, t ? t->tid : 0);
+	if (ret)
+		snprintf(err, errlen, "the metrics do not fit the answer");
+	kstate_free(&st);
+	return ret;
+}
+
 int op_show(struct runtime *rt, const struct ctl_req *req,
 	    struct textbuf *out, char *err, size_t errlen)
 {
 	bool json = req->fields & CTL_F_JSON;
+	bool full = req->fields & CTL_F_STATS;
 	const struct ktarget *kt;
 	struct target_conf *t;
 	struct kstate st;
@@ -408,6 +471,8 @@ int op_show(struct runtime *rt, const struct ctl_req *req,
 
 	if (req->fields & CTL_F_USER)
 		return show_users(rt, req, out, err, errlen);
+	if (req->fields & CTL_F_PROMETHEUS)
+		return show_prometheus(rt, req, out, err, errlen);
 	jw_init(&j, out);
 	if (!(req->fields & (CTL_F_TID | CTL_F_TARGET))) {
 		if (req->fields & (CTL_F_SID | CTL_F_CID | CTL_F_LUN)) {
@@ -422,9 +487,12 @@ int op_show(struct runtime *rt, const struct ctl_req *req,
 			jw_arr(&j, "targets");
 			for (i = 0; i < st.nr_targets; i++)
 				target_json(&j, config_target_by_tid(&rt->cfg,
-					    st.targets[i].tid), &st.targets[i]);
+					    st.targets[i].tid), &st.targets[i],
+					    full);
 			jw_end(&j, ']');
 			jw_end(&j, '}');
+		} else if (full) {
+			stats_tree_text(out, &st, 0);
 		} else {
 			all_text(out, &st);
 		}
@@ -455,7 +523,7 @@ int op_show(struct runtime *rt, const struct ctl_req *req,
 			ret = -ENOENT;
 			goto out;
 		}
-		ret = lun_show(out, &j, json, kt, kl, err, errlen);
+		ret = lun_show(out, &j, json, full, kt, kl, err, errlen);
 		goto out;
 	}
 	if (req->fields & CTL_F_SID) {
@@ -477,16 +545,20 @@ int op_show(struct runtime *rt, const struct ctl_req *req,
 				 (unsigned long long)req->sid, kt->tid);
 			ret = -ENOENT;
 		} else if (json) {
-			session_json(&j, ks);
+			session_json(&j, ks, full);
 		} else {
 			keys_text(out, ks->keys, false);
 			stats_text(out, &ks->stats);
 			out_line(out, "PortalGroup=%u", ks->tpgt);
+			if (full)
+				metrics_text(out, &ks->stats, 0);
 		}
 		goto out;
 	}
 	if (json)
-		target_json(&j, t, kt);
+		target_json(&j, t, kt, full);
+	else if (full)
+		stats_tree_text(out, &st, kt->tid);
 	else
 		target_text(out, t, kt);
 out:

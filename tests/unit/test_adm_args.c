@@ -93,6 +93,31 @@ TEST(adm_json_dry_run_file_and_socket)
 	CHECK_EQ(PARSE(&a, "--op", "new", "--dry-run"), ADM_ERROR);
 }
 
+TEST(adm_stats_and_prometheus_go_with_show_alone)
+{
+	struct adm_args a;
+
+	REQUIRE_EQ(PARSE(&a, "--op", "show", "--stats"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_STATS);
+	REQUIRE_EQ(PARSE(&a, "--op", "show", "--tid=1", "--lun=0", "--stats",
+			 "--json"), ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_TID | CTL_F_LUN | CTL_F_STATS |
+		 CTL_F_JSON);
+	REQUIRE_EQ(PARSE(&a, "--op", "show", "--tid=1", "--prometheus"),
+		   ADM_RUN);
+	CHECK_EQ(a.req.fields, CTL_F_TID | CTL_F_PROMETHEUS);
+	CHECK_EQ(PARSE(&a, "--op", "show", "--prometheus", "--json"), ADM_ERROR);
+	CHECK_CONTAINS(err, "--prometheus is a format of its own");
+	CHECK_EQ(PARSE(&a, "--op", "show", "--tid=1", "--lun=0",
+		       "--prometheus"), ADM_ERROR);
+	CHECK_EQ(PARSE(&a, "--op", "show", "--user", "--stats"), ADM_ERROR);
+	CHECK_CONTAINS(err, "accounts have no statistics");
+	CHECK_EQ(PARSE(&a, "--op", "delete", "--stats"), ADM_ERROR);
+	CHECK_CONTAINS(err, "--op delete does not take --stats");
+	CHECK_EQ(PARSE(&a, "--op", "reload", "--prometheus"), ADM_ERROR);
+	CHECK_CONTAINS(err, "does not take --prometheus");
+}
+
 TEST(adm_errors_say_what_is_wrong)
 {
 	struct adm_args a;

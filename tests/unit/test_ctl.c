@@ -43,12 +43,12 @@ TEST(ctl_request_round_trips)
 
 TEST(ctl_request_of_another_version_is_refused)
 {
-	static const char req[] = "IETCTL 3\nop=show\n\n";
+	static const char req[] = "IETCTL 4\nop=show\n\n";
 	struct ctl_req d;
 
 	CHECK_EQ(ctl_req_parse(req, strlen(req), &d, err, sizeof(err)),
 		 -EPROTO);
-	CHECK_CONTAINS(err, "version 3");
+	CHECK_CONTAINS(err, "version 4");
 }
 
 TEST(ctl_request_of_version_1_is_served_without_version_2_fields)
@@ -67,6 +67,34 @@ TEST(ctl_request_of_version_1_is_served_without_version_2_fields)
 	CHECK_EQ(d.version, 2);
 	CHECK_EQ(d.fields, CTL_F_TARGET | CTL_F_JSON | CTL_F_DRYRUN);
 	CHECK_STR(d.target, "iqn.x:y");
+}
+
+/* An ietd of version 2 still serves what does not need 3. */
+TEST(ctl_request_says_the_lowest_version_its_fields_need)
+{
+	struct ctl_req r = { .op = "show", .fields = CTL_F_JSON };
+	static const char v2stats[] = "IETCTL 2\nop=show\nstats=1\n\n";
+	struct ctl_req d;
+	char buf[256];
+	int n;
+
+	n = ctl_req_format(&r, buf, sizeof(buf));
+	REQUIRE(n > 0);
+	CHECK(!strncmp(buf, "IETCTL 2\n", 9));
+	r.fields = CTL_F_STATS | CTL_F_JSON;
+	n = ctl_req_format(&r, buf, sizeof(buf));
+	REQUIRE(n > 0);
+	CHECK(!strncmp(buf, "IETCTL 3\n", 9));
+	REQUIRE(ctl_req_parse(buf, n, &d, err, sizeof(err)) == 0);
+	CHECK_EQ(d.fields, CTL_F_STATS | CTL_F_JSON);
+	r.fields = CTL_F_PROMETHEUS;
+	n = ctl_req_format(&r, buf, sizeof(buf));
+	REQUIRE(n > 0);
+	REQUIRE(ctl_req_parse(buf, n, &d, err, sizeof(err)) == 0);
+	CHECK_EQ(d.fields, CTL_F_PROMETHEUS);
+	CHECK_EQ(ctl_req_parse(v2stats, strlen(v2stats), &d, err, sizeof(err)),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "unknown field");
 }
 
 TEST(ctl_response_carries_the_request_version)

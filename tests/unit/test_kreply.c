@@ -166,6 +166,90 @@ static void put_conn(struct nlmsghdr *nlh, uint32_t cid, const void *peer,
 	mnl_attr_nest_end(nlh, nest);
 }
 
+static void put_u64_nest(struct nlmsghdr *nlh, uint16_t type,
+			 const uint64_t *vals, unsigned int n)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		mnl_attr_put_u64(nlh, i + 1, vals[i]);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static void put_hist(struct nlmsghdr *nlh, uint32_t op, uint32_t kind,
+		     uint64_t sum, const uint64_t *counts, size_t len)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, IET_STAT_HIST);
+
+	mnl_attr_put_u32(nlh, IET_HIST_OP, op);
+	mnl_attr_put_u32(nlh, IET_HIST_KIND, kind);
+	mnl_attr_put_u64(nlh, IET_HIST_SUM_NS, sum);
+	mnl_attr_put(nlh, IET_HIST_COUNTS, len, counts);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* As kernel/stats.c fills IET_A_STATS, with histograms to skip. */
+TEST(kreply_session_reads_counters_by_kind_sense_keys_and_histograms)
+{
+	uint64_t ops[IET_SOP_NR] = { 10, 20, 3, 4 }, sense[16] = { 0 };
+	uint64_t counts[IET_HIST_NR_BUCKETS] = { 0 }, wide[40] = { 0 };
+	struct ktarget *t;
+	struct nlattr *nest;
+	struct nlmsghdr *nlh;
+	struct kstate st = { 0 };
+	const struct kstats *s;
+	struct msg m;
+
+	REQUIRE(t = one_target(&st, 1));
+	sense[3] = 2;
+	sense[6] = 5;
+	counts[0] = 1;
+	counts[7] = 8;
+	counts[IET_HIST_NR_BUCKETS - 1] = 9;
+	wide[0] = 77;
+	nlh = start(&m, FAMILY, IET_CMD_SESSION_GET);
+	mnl_attr_put_u32(nlh, IET_A_TID, 1);
+	mnl_attr_put_u64(nlh, IET_A_SID, 5);
+	mnl_attr_put_strz(nlh, IET_A_INITIATOR_NAME, "iqn.x:i");
+	nest = mnl_attr_nest_start(nlh, IET_A_STATS);
+	mnl_attr_put_u64(nlh, IET_STAT_CMDS, 37);
+	mnl_attr_put_u64(nlh, IET_STAT_ERRORS, 9);
+	put_u64_nest(nlh, IET_STAT_OP_CMDS, ops, IET_SOP_NR);
+	put_u64_nest(nlh, IET_STAT_SENSE_KEYS, sense, 16);
+	mnl_attr_put_u64(nlh, IET_STAT_CONFLICTS, 1);
+	mnl_attr_put_u64(nlh, IET_STAT_BUSY, 1);
+	put_hist(nlh, IET_SOP_WRITE, IET_LAT_BACKEND, 12345, counts,
+		 sizeof(counts));
+	put_hist(nlh, IET_SOP_READ, IET_LAT_TOTAL, 999, counts, sizeof(counts));
+	/* From a module with more buckets, ops or kinds: not ours, skipped. */
+	put_hist(nlh, IET_SOP_FLUSH, IET_LAT_TOTAL, 1, wide, sizeof(wide));
+	put_hist(nlh, IET_SOP_OTHER, IET_LAT_TOTAL, 1, counts, sizeof(counts));
+	put_hist(nlh, IET_SOP_READ, IET_LAT_NR, 1, counts, sizeof(counts));
+	mnl_attr_nest_end(nlh, nest);
+	REQUIRE_EQ(kreply_session(nlh, t), 0);
+	REQUIRE_EQ(t->nr_sessions, 1);
+	s = &t->sessions[0].stats;
+	CHECK_EQ(s->cmds, 37);
+	CHECK_EQ(s->errors, 9);
+	CHECK_EQ(s->op_cmds[IET_SOP_READ], 10);
+	CHECK_EQ(s->op_cmds[IET_SOP_OTHER], 4);
+	CHECK_EQ(s->sense[3], 2);
+	CHECK_EQ(s->sense[6], 5);
+	CHECK_EQ(s->sense[5], 0);
+	CHECK_EQ(s->conflicts, 1);
+	CHECK_EQ(s->busy, 1);
+	CHECK_EQ(s->hist[IET_LAT_BACKEND][IET_SOP_WRITE].sum_ns, 12345);
+	CHECK_EQ(s->hist[IET_LAT_BACKEND][IET_SOP_WRITE].counts[7], 8);
+	CHECK_EQ(s->hist[IET_LAT_TOTAL][IET_SOP_READ].sum_ns, 999);
+	CHECK_EQ(s->hist[IET_LAT_TOTAL][IET_SOP_READ]
+		 .counts[IET_HIST_NR_BUCKETS - 1], 9);
+	CHECK_EQ(s->hist[IET_LAT_TOTAL][IET_SOP_FLUSH].sum_ns, 0);
+	CHECK_EQ(s->hist[IET_LAT_TOTAL][IET_SOP_FLUSH].counts[0], 0);
+	CHECK_EQ(s->hist[IET_LAT_TOTAL][IET_SOP_WRITE].sum_ns, 0);
+	kstate_free(&st);
+}
+
 TEST(kreply_lun_of_a_module_without_the_lun_options_reads_their_defaults)
 {
 	static struct msg m;

@@ -650,6 +650,50 @@ TEST(ops_show_lun_and_session_have_counters)
 	of_free(&f);
 }
 
+TEST(ops_show_stats_gives_kinds_errors_and_latency_in_text_json_and_prometheus)
+{
+	struct ofx f;
+	uint16_t cid = 0;
+	uint64_t sid = make_sid(0x1234, 7);
+	struct kstats *ls;
+
+	of_init(&f, CONF);
+	REQUIRE(fake_add_session(1, sid, INITIATOR, NULL, &cid, 1) == 0);
+	ls = &((struct kstate *)fake_state())->targets[0].luns[0].stats;
+	ls->cmds = 3;
+	ls->op_cmds[IET_SOP_FLUSH] = 3;
+	ls->hist[IET_LAT_TOTAL][IET_SOP_FLUSH].counts[10] = 3;
+	ls->hist[IET_LAT_TOTAL][IET_SOP_FLUSH].sum_ns = 3000000;
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_STATS }) == 0);
+	CHECK_CONTAINS(f.out.buf, "tid:1 name:" TARGET1 "\n\tlun:0\n"
+		       "\t\tcommands:3 read:0 write:0 flush:3 other:0\n");
+	CHECK_CONTAINS(f.out.buf, "\t\tflush total latency: count:3 mean:1000.0us p50:<=2.097ms");
+	CHECK_CONTAINS(f.out.buf, "\tsid:");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_LUN | CTL_F_STATS,
+			1, .lun = 0 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "Lun=0\nType=nullio\n");
+	CHECK_CONTAINS(f.out.buf, "flush total latency: count:3");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_SID | CTL_F_STATS |
+			CTL_F_JSON, 1, sid }) == 0);
+	CHECK_CONTAINS(f.out.buf, "\"commands_by_op\":{");
+	CHECK_CONTAINS(f.out.buf, "\"latency\":{\"read\":{\"total\":");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_JSON }) == 0);
+	CHECK(!strstr(f.out.buf, "commands_by_op"));
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_PROMETHEUS }) == 0);
+	CHECK_CONTAINS(f.out.buf, "iet_lun_flush_latency_seconds_count{target=\""
+		       TARGET1 "\",tid=\"1\",lun=\"0\"} 3\n");
+	CHECK_CONTAINS(f.out.buf, "iet_session_commands_total{target=\"" TARGET1
+		       "\",tid=\"1\",initiator=\"" INITIATOR "\"");
+	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_PROMETHEUS, 1 }) == 0);
+	CHECK_CONTAINS(f.out.buf, "# TYPE iet_lun_read_latency_seconds histogram\n");
+	CHECK_EQ(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_PROMETHEUS, 9 }),
+		 -ENOENT);
+	CHECK_EQ(op(&f, (struct rq){ "show", CTL_F_PROMETHEUS | CTL_F_JSON }),
+		 -EINVAL);
+	CHECK_CONTAINS(err, "--prometheus takes --tid or --target alone");
+	of_free(&f);
+}
+
 /* Brackets and quotes balance, outside strings: a cheap JSON sanity check. */
 static bool balanced(const char *s)
 {

@@ -293,17 +293,68 @@ enum iet_conn_state {
 	IET_CONN_CLOSING,
 };
 
-/* Counters, all u64, of a LUN (all sessions) or of a session (all LUNs). */
+/*
+ * Counters of a LUN (all its sessions) or of a session (all its LUNs), u64
+ * unless said otherwise. A command counts when its SCSI part ends; its
+ * latency from the command PDU's arrival to its status sent (IET_LAT_TOTAL)
+ * when the status is out, and from its first submission to the backend to
+ * the backend's completion (IET_LAT_BACKEND) when it ends.
+ */
 enum iet_stat {
 	IET_STAT_UNSPEC,
 	IET_STAT_PAD,
 	IET_STAT_CMDS,		/* SCSI commands completed */
 	IET_STAT_READ_BYTES,
 	IET_STAT_WRITE_BYTES,
-	IET_STAT_ERRORS,	/* commands ended with CHECK CONDITION */
+	IET_STAT_ERRORS,	/* commands ended with a status other than GOOD */
+	IET_STAT_OP_CMDS,	/* nest: enum iet_stat_op + 1 -> u64 commands */
+	IET_STAT_SENSE_KEYS,	/* nest: sense key + 1 -> u64 CHECK CONDITIONs */
+	IET_STAT_CONFLICTS,	/* RESERVATION CONFLICT */
+	IET_STAT_BUSY,		/* BUSY and TASK SET FULL */
+	IET_STAT_HIST,		/* nest of enum iet_hist; one per histogram */
 	__IET_STAT_MAX
 };
 
 #define IET_STAT_MAX (__IET_STAT_MAX - 1)
+
+/* What a command asks of the backend: the kinds counted apart. */
+enum iet_stat_op {
+	IET_SOP_READ,
+	IET_SOP_WRITE,
+	IET_SOP_FLUSH,		/* SYNCHRONIZE CACHE */
+	IET_SOP_OTHER,		/* everything else (INQUIRY, UNMAP, ...) */
+	__IET_SOP_MAX
+};
+
+#define IET_SOP_NR	__IET_SOP_MAX
+#define IET_SOP_HIST_NR	(IET_SOP_FLUSH + 1)	/* ops with histograms */
+
+enum iet_lat {
+	IET_LAT_TOTAL,		/* command PDU received to status sent */
+	IET_LAT_BACKEND,	/* submitted to the backend to its completion */
+	__IET_LAT_MAX
+};
+
+#define IET_LAT_NR	__IET_LAT_MAX
+
+/*
+ * Latency histograms in log2 buckets: bucket b below IET_HIST_NR_BUCKETS - 1
+ * counts latencies under 2^(IET_HIST_SHIFT + b) ns (2.048 us up to 4.29 s,
+ * each bucket alone, not cumulative); the last one counts the rest.
+ */
+#define IET_HIST_SHIFT		11
+#define IET_HIST_NR_BUCKETS	23
+
+enum iet_hist {
+	IET_HIST_UNSPEC,
+	IET_HIST_PAD,
+	IET_HIST_OP,		/* u32, enum iet_stat_op (READ, WRITE, FLUSH) */
+	IET_HIST_KIND,		/* u32, enum iet_lat */
+	IET_HIST_SUM_NS,	/* u64, all the latencies counted, added */
+	IET_HIST_COUNTS,	/* binary, u64[IET_HIST_NR_BUCKETS] */
+	__IET_HIST_MAX
+};
+
+#define IET_HIST_MAX (__IET_HIST_MAX - 1)
 
 #endif /* _UAPI_LINUX_IET_H */
