@@ -853,6 +853,7 @@ struct parser {
 	unsigned int short_line;	/* AllowShortSecrets */
 	unsigned int global_algs_line;
 	unsigned int isns_line, isns_ac_line;
+	unsigned int metrics_line, metrics_interval_line;
 	char *err;
 	size_t errlen;
 };
@@ -1272,6 +1273,32 @@ static int do_global(struct parser *p, const char *key, const char *value)
 		cfg->isns_access_control = v;
 		return 0;
 	}
+	/* Written by ietd's tick (metrics_file.h). */
+	if (!strcasecmp(key, "MetricsFile")) {
+		size_t n = strlen(value);
+
+		if (p->metrics_line)
+			return fail(p, key, "already set on line %u",
+				    p->metrics_line);
+		p->metrics_line = p->line;
+		if (*value != '/' || has_space(value) ||
+		    n >= sizeof(cfg->metrics_file) || value[n - 1] == '/')
+			return fail(p, key,
+				    "expected an absolute file name without spaces, shorter than %zu bytes",
+				    sizeof(cfg->metrics_file));
+		strcpy(cfg->metrics_file, value);
+		return 0;
+	}
+	if (!strcasecmp(key, "MetricsInterval")) {
+		if (p->metrics_interval_line)
+			return fail(p, key, "already set on line %u",
+				    p->metrics_interval_line);
+		p->metrics_interval_line = p->line;
+		if (parse_u32(value, 1, 3600, &cfg->metrics_interval, what,
+			      sizeof(what)))
+			return fail(p, key, "%s", what);
+		return 0;
+	}
 	if (!strcasecmp(key, "ConfigDigest") && (p->flags & CONFIG_STATE)) {
 		if (strlen(value) != 64 ||
 		    strspn(value, "0123456789abcdef") != 64)
@@ -1311,6 +1338,8 @@ static int do_line(struct parser *p, char *l)
 	if (!strcasecmp(key, "iSNSServer") ||
 	    !strcasecmp(key, "PortalGroup") ||
 	    !strcasecmp(key, "iSNSAccessControl") ||
+	    !strcasecmp(key, "MetricsFile") ||
+	    !strcasecmp(key, "MetricsInterval") ||
 	    !strcasecmp(key, "AllowShortSecrets"))
 		return fail(p, key,
 			    "only allowed in the global section, before the first Target");

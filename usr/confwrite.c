@@ -209,6 +209,10 @@ int config_write(const struct config *cfg, unsigned int flags,
 		ret |= put(out, "iSNSServer %s", cfg->isns_server);
 	if (cfg->isns_access_control)
 		ret |= put(out, "iSNSAccessControl Yes");
+	if (cfg->metrics_file[0])
+		ret |= put(out, "MetricsFile %s", cfg->metrics_file);
+	if (cfg->metrics_interval)
+		ret |= put(out, "MetricsInterval %u", cfg->metrics_interval);
 	if ((flags & CONFIG_STATE) && cfg->digest[0])
 		ret |= put(out, "ConfigDigest %s", cfg->digest);
 	for (i = 0; i < cfg->nr_groups; i++)

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "peerlog.h"
 #include "loop.h"
+#include "metrics_file.h"
 #include "notify.h"
 #include "portal.h"
 #include "prdir.h"
@@ -38,6 +39,7 @@ struct ietd {
 	struct server srv;
 	struct portals portals;
 	struct isns isns;
+	struct metrics_file metrics;
 	struct ctl ctl;
 	struct watch sig;
 	struct watch kev;
@@ -270,6 +272,7 @@ static void on_tick(void *arg, uint64_t now)
 	ctl_tick(&d->ctl, now);
 	tpg_retire_poll(now);
 	isns_tick(&d->isns, now);
+	metrics_file_tick(&d->metrics, &d->rt.cfg, now);
 }
 
 static int watch_signals(struct ietd *d)

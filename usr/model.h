@@ -171,6 +171,9 @@ struct config {
 	bool allow_short_secrets;
 	char isns_server[256];
 	bool isns_access_control;
+	/* Prometheus metrics for node_exporter's textfile collector. */
+	char metrics_file[512];		/* "": none */
+	uint32_t metrics_interval;	/* seconds; 0: METRICS_INTERVAL */
 	/*
 	 * SHA-256 (hex) of the configuration file as read, or in a state
 	 * file of the one the running model was made from; "" unknown.

@@ -503,6 +503,8 @@ int plan_make(const struct kstate *st, const struct config *cur,
 	res->allow_short_secrets = next->allow_short_secrets;
 	memcpy(res->isns_server, next->isns_server, sizeof(res->isns_server));
 	res->isns_access_control = next->isns_access_control;
+	memcpy(res->metrics_file, next->metrics_file, sizeof(res->metrics_file));
+	res->metrics_interval = next->metrics_interval;
 	memcpy(res->groups, next->groups, sizeof(res->groups));
 	res->nr_groups = next->nr_groups;
 	if (auth_copy(&res->auth, &next->auth))

@@ -371,6 +371,40 @@ TEST(config_reads_isns_server_with_and_without_port)
 	CHECK_EQ(port, 3206);
 }
 
+TEST(config_reads_the_metrics_file_and_interval)
+{
+	struct config cfg;
+
+	REQUIRE(parse("MetricsFile /var/lib/prometheus/node-exporter/iet.prom\n"
+		      "MetricsInterval 30\nTarget " TARGET1 "\n", &cfg) == 0);
+	CHECK_STR(cfg.metrics_file,
+		  "/var/lib/prometheus/node-exporter/iet.prom");
+	CHECK_EQ(cfg.metrics_interval, 30);
+	config_free(&cfg);
+	REQUIRE(parse("Target " TARGET1 "\n", &cfg) == 0);
+	CHECK_STR(cfg.metrics_file, "");
+	CHECK_EQ(cfg.metrics_interval, 0);
+	config_free(&cfg);
+}
+
+TEST(config_refuses_a_malformed_metrics_file_or_interval)
+{
+	FAILS("MetricsFile iet.prom\n", "ietd.conf:1: MetricsFile: ",
+	      "absolute file name");
+	FAILS("MetricsFile /var/lib/\n", "ietd.conf:1: MetricsFile: ",
+	      "absolute file name");
+	FAILS("MetricsFile /a\nMetricsFile /b\n", "ietd.conf:2: MetricsFile: ",
+	      "already set on line 1");
+	FAILS("MetricsInterval 0\n", "ietd.conf:1: MetricsInterval: ",
+	      "out of range 1..3600");
+	FAILS("MetricsInterval 3601\n", "ietd.conf:1: MetricsInterval: ",
+	      "out of range");
+	FAILS("MetricsInterval often\n", "ietd.conf:1: MetricsInterval: ",
+	      "not a number");
+	FAILS("Target " TARGET1 "\nMetricsFile /a.prom\n",
+	      "ietd.conf:2: MetricsFile: ", "only allowed in the global section");
+}
+
 TEST(config_refuses_a_malformed_isns_server)
 {
 	FAILS("iSNSServer 2001:db8::5\n", "ietd.conf:1: iSNSServer: ",

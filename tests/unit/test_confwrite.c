@@ -23,6 +23,8 @@ static char err[1024];
 #define RICH								\
 	"AllowShortSecrets Yes\n"					\
 	"CHAPAlgorithms 7,8\n"						\
+	"MetricsFile /var/lib/prometheus/node-exporter/iet.prom\n"	\
+	"MetricsInterval 5\n"						\
 	"IncomingUser disc shortpw\n"					\
 	"OutgoingUser discout secretsecret-out\n"			\
 	"Target " TARGET1 "\n"						\
@@ -83,6 +85,8 @@ static void same_config(struct config *a, struct config *b)
 	CHECK_EQ(a->allow_short_secrets, b->allow_short_secrets);
 	CHECK_STR(a->isns_server, b->isns_server);
 	CHECK_EQ(a->isns_access_control, b->isns_access_control);
+	CHECK_STR(a->metrics_file, b->metrics_file);
+	CHECK_EQ(a->metrics_interval, b->metrics_interval);
 	same_auth(&a->auth, &b->auth);
 	REQUIRE_EQ(a->nr_targets, b->nr_targets);
 	for (i = 0; i < a->nr_targets; i++) {
@@ -141,6 +145,7 @@ TEST(confwrite_round_trip_gives_the_same_configuration)
 
 	config_of(&a, RICH);
 	text = write_text(&a, 0);
+	CHECK_CONTAINS(text, "MetricsFile /var/lib/prometheus/node-exporter/iet.prom\nMetricsInterval 5\n");
 	REQUIRE(config_parse(text, strlen(text), "saved", &b, err,
 			     sizeof(err)) == 0);
 	/* Writing what was read back gives the same text. */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "helpers.h"
 #include "kernel_fake.h"
 #include "logout.h"
+#include "metrics_file.h"
 #include "state.h"
 #include "test.h"
 
@@ -691,6 +693,48 @@ TEST(ops_show_stats_gives_kinds_errors_and_latency_in_text_json_and_prometheus)
 	CHECK_EQ(op(&f, (struct rq){ "show", CTL_F_PROMETHEUS | CTL_F_JSON }),
 		 -EINVAL);
 	CHECK_CONTAINS(err, "--prometheus takes --tid or --target alone");
+	of_free(&f);
+}
+
+/* MetricsFile: written whole in its directory, never through a link. */
+TEST(ops_metrics_file_is_replaced_whole_and_on_time)
+{
+	char dir[] = "/tmp/iet-metrics-XXXXXX", path[64], tmp[80], buf[256];
+	struct metrics_file m = { 0 };
+	struct config cfg = { 0 };
+	struct ofx f;
+	FILE *fp;
+
+	of_init(&f, CONF);
+	REQUIRE(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/iet.prom", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	strcpy(cfg.metrics_file, path);
+	cfg.metrics_interval = 10;
+	metrics_file_tick(&m, &cfg, 1000);
+	REQUIRE(fp = fopen(path, "r"));
+	CHECK(fgets(buf, sizeof(buf), fp));
+	CHECK_CONTAINS(buf, "# HELP iet_lun_commands_total");
+	fclose(fp);
+	CHECK(access(tmp, F_OK) != 0);
+	/* Not again before its interval; then again. */
+	unlink(path);
+	metrics_file_tick(&m, &cfg, 10999);
+	CHECK(access(path, F_OK) != 0);
+	metrics_file_tick(&m, &cfg, 11000);
+	CHECK(access(path, F_OK) == 0);
+	/* A link where the temporary file goes: refused, the file kept. */
+	REQUIRE(symlink("/tmp/elsewhere", tmp) == 0);
+	CHECK(metrics_file_write(path, err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, ".tmp: ");
+	CHECK(access("/tmp/elsewhere", F_OK) != 0);
+	CHECK(access(path, F_OK) == 0);
+	unlink(tmp);
+	/* No such directory: an error, said. */
+	CHECK(metrics_file_write("/nonexistent/iet.prom", err, sizeof(err)) < 0);
+	CHECK_CONTAINS(err, "No such file or directory");
+	unlink(path);
+	rmdir(dir);
 	of_free(&f);
 }
 

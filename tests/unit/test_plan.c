@@ -498,6 +498,25 @@ TEST(plan_gives_every_target_the_configured_portal_groups)
 	config_free(&model);
 }
 
+/* The global settings ietd acts on by itself live in the model it runs. */
+TEST(plan_carries_the_global_settings_into_the_running_model)
+{
+	struct config model = { 0 };
+
+	start();
+	REQUIRE(run(&model, "MetricsFile /run/iet/iet.prom\nMetricsInterval 5\n"
+		    "iSNSServer 192.0.2.1\n" CONF) == 0);
+	CHECK_STR(model.metrics_file, "/run/iet/iet.prom");
+	CHECK_EQ(model.metrics_interval, 5);
+	CHECK_STR(model.isns_server, "192.0.2.1");
+	/* A reload that drops them stops them. */
+	REQUIRE(run(&model, CONF) == 0);
+	CHECK_STR(model.metrics_file, "");
+	CHECK_EQ(model.metrics_interval, 0);
+	CHECK_STR(model.isns_server, "");
+	config_free(&model);
+}
+
 static size_t kernel_sessions(uint32_t tid)
 {
 	const struct kstate *st = fake_state();

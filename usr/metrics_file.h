@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * MetricsFile: every MetricsInterval seconds (15 unless set) ietd reads the
+ * kernel's counters and writes them in Prometheus' text format to the file,
+ * replacing it whole (a temporary file beside it, then rename()), as
+ * node_exporter's textfile collector wants: it never reads half a file.
+ * The file stays when ietd stops; node_exporter's
+ * node_textfile_mtime_seconds says how old it is.
+ */
+#ifndef IET_USR_METRICS_FILE_H
+#define IET_USR_METRICS_FILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define METRICS_INTERVAL	15	/* seconds */
+#define METRICS_MAX		(64u << 20)	/* bytes of one file */
+
+struct metrics_file {
+	uint64_t next;			/* ms of the next write; 0: now */
+	bool failing;			/* the last write failed (logged once) */
+	char last[512];			/* the file written last */
+};
+
+/* From ietd's tick: writes cfg's MetricsFile when its time has come. */
+void metrics_file_tick(struct metrics_file *m, const struct config *cfg,
+		       uint64_t now_ms);
+/* Writes path now; 0 or a negative errno with err set. */
+int metrics_file_write(const char *path, char *err, size_t errlen);
+
+#endif
