@@ -35,6 +35,7 @@ want=(opt/iet/sbin/ietd opt/iet/sbin/ietadm opt/iet/man/man8/ietd.8
       opt/iet/units/ietd.service opt/iet/completions/ietadm
       opt/iet/examples/ietd.conf opt/iet/examples/initiators.allow
       opt/iet/examples/initiators.deny opt/iet/examples/targets.allow
+      opt/iet/examples/grafana-iet.json
       opt/iet/etc/iet/ietd.conf)
 have=$(cd "$dest" 2>/dev/null && find . -type f | sed 's|^\./||' | sort)
 check "every file lands where its variable says, and nothing else" \

@@ -191,3 +191,57 @@ TEST(metrics_prometheus_of_one_target_or_of_none)
 	textbuf_free(&tb);
 	kstate_free(&st);
 }
+
+/*
+ * etc/grafana-iet.json asks only for series that ietd writes: each iet_
+ * name in its queries is one of a family's samples, so that renaming a
+ * metric cannot leave the dashboard's panels silently empty.
+ */
+TEST(metrics_the_grafana_dashboard_asks_for_series_that_exist)
+{
+	struct kstate st = one();
+	struct textbuf tb;
+	char *dash, *p, *t;
+	unsigned int names = 0;
+	long len;
+	FILE *f;
+
+	f = fopen("../../etc/grafana-iet.json", "r");
+	REQUIRE(f);
+	REQUIRE(fseek(f, 0, SEEK_END) == 0);
+	len = ftell(f);
+	REQUIRE(len > 0);
+	rewind(f);
+	dash = calloc(1, len + 1);
+	REQUIRE(dash && fread(dash, 1, len, f) == (size_t)len);
+	fclose(f);
+	/* A sense key's series shows once that key has been seen. */
+	st.targets[0].luns[0].stats.sense[6] = 1;
+	textbuf_init(&tb, 16 << 20);
+	REQUIRE_EQ(metrics_prometheus(&tb, &st, 0), 0);
+	t = text_of(&tb);
+	for (p = dash; (p = strstr(p, "iet_")); ) {
+		char name[128], sample[132];
+		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+
+		/* "iet-target", "iet_" inside a longer word: not a series. */
+		if (p > dash && (p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z'))) {
+			p += n;
+			continue;
+		}
+		REQUIRE(n < sizeof(name));
+		memcpy(name, p, n);
+		name[n] = '\0';
+		snprintf(sample, sizeof(sample), "\n%s{", name);
+		if (!strstr(t, sample))
+			test_fail(__FILE__, __LINE__,
+				  "the dashboard asks for %s, which is never written",
+				  name);
+		names++;
+		p += n;
+	}
+	CHECK(names >= 20);
+	free(dash);
+	textbuf_free(&tb);
+	kstate_free(&st);
+}
