@@ -60,7 +60,7 @@ def uapi_enums():
     names, n = {}, 0
     with open(os.path.join(here, "../../include/uapi/linux/iet.h")) as f:
         for line in f:
-            m = re.match(r"\s*(IET_(?:CMD|A)_[A-Z0-9_]+),", line)
+            m = re.match(r"\s*(IET_(?:CMD|A|STAT|HIST)_[A-Z0-9_]+),", line)
             if m:
                 n = 0 if m.group(1).endswith("_UNSPEC") else n + 1
                 names[m.group(1)] = n
@@ -319,6 +319,27 @@ def main():
                       u32(a["IET_A_CID"], 0) +
                       nlattr(a["IET_A_PEER_ADDR"], bytes([127, 0, 0, 1])) +
                       nlattr(a["IET_A_PEER_PORT"], struct.pack("=H", 3260))))))
+    def u64(typ, v):
+        return nlattr(typ, struct.pack("=Q", v))
+
+    def hist(op, kind):
+        return nlattr(a["IET_STAT_HIST"], u32(a["IET_HIST_OP"], op) +
+                      u32(a["IET_HIST_KIND"], kind) + u64(a["IET_HIST_SUM_NS"], 123456) +
+                      nlattr(a["IET_HIST_COUNTS"],
+                             struct.pack("=23Q", *range(1, 24))))
+    # Counters and histograms, one of an unknown op and one of a short length.
+    write(out + "/kreply", "stats",
+          genl(a["IET_CMD_LUN_GET"], u32(a["IET_A_TID"], 1), u32(a["IET_A_LUN"], 0),
+               nlattr(a["IET_A_STATS"],
+                      u64(a["IET_STAT_CMDS"], 9) + u64(a["IET_STAT_READ_BYTES"], 4096) +
+                      u64(a["IET_STAT_ERRORS"], 2) +
+                      nlattr(a["IET_STAT_OP_CMDS"], b"".join(u64(i + 1, i) for i in range(4))) +
+                      nlattr(a["IET_STAT_SENSE_KEYS"], u64(6, 1) + u64(7, 1)) +
+                      u64(a["IET_STAT_CONFLICTS"], 1) + u64(a["IET_STAT_BUSY"], 0) +
+                      hist(0, 0) + hist(2, 1) + hist(7, 0) +
+                      nlattr(a["IET_STAT_HIST"], u32(a["IET_HIST_OP"], 1) +
+                             u32(a["IET_HIST_KIND"], 0) +
+                             nlattr(a["IET_HIST_COUNTS"], b"\1" * 20)))))
     write(out + "/kreply", "events",
           genl(a["IET_CMD_CONN_CLOSED"], u32(a["IET_A_TID"], 1),
                nlattr(a["IET_A_SID"], struct.pack("=Q", 7)),
