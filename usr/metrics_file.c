@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ctl_ops.h"
@@ -56,7 +57,14 @@ int metrics_file_write(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", tmp, strerror(-ret));
 		goto out;
 	}
-	ret = write_all(fd, out.buf ? out.buf : "", out.len);
+	/*
+	 * node_exporter runs as a user of its own: readable by all whatever
+	 * ietd's umask (the unit's is 0077). The names in it are no secret,
+	 * they are what SendTargets and /proc/net/iet tell.
+	 */
+	ret = fchmod(fd, 0644) ? -errno : 0;
+	if (!ret)
+		ret = write_all(fd, out.buf ? out.buf : "", out.len);
 	if (close(fd) && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path))

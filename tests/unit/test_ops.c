@@ -703,6 +703,8 @@ TEST(ops_metrics_file_is_replaced_whole_and_on_time)
 	struct metrics_file m = { 0 };
 	struct config cfg = { 0 };
 	struct ofx f;
+	struct stat sb;
+	mode_t old_mask;
 	FILE *fp;
 
 	of_init(&f, CONF);
@@ -711,7 +713,12 @@ TEST(ops_metrics_file_is_replaced_whole_and_on_time)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	strcpy(cfg.metrics_file, path);
 	cfg.metrics_interval = 10;
+	/* ietd's unit has UMask=0077; node_exporter is another user. */
+	old_mask = umask(077);
 	metrics_file_tick(&m, &cfg, 1000);
+	umask(old_mask);
+	REQUIRE(stat(path, &sb) == 0);
+	CHECK_EQ(sb.st_mode & 0777, 0644);
 	REQUIRE(fp = fopen(path, "r"));
 	CHECK(fgets(buf, sizeof(buf), fp));
 	CHECK_CONTAINS(buf, "# HELP iet_lun_commands_total");
