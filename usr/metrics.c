@@ -150,11 +150,6 @@ void metrics_json(struct jw *j, const struct kstats *s)
 {
 	unsigned int k, o;
 
-	jw_obj(j, "stats");
-	jw_u64(j, "commands", s->cmds);
-	jw_u64(j, "read_bytes", s->read_bytes);
-	jw_u64(j, "write_bytes", s->write_bytes);
-	jw_u64(j, "errors", s->errors);
 	jw_obj(j, "commands_by_op");
 	for (o = 0; o < IET_SOP_NR; o++)
 		jw_u64(j, op_names[o], s->op_cmds[o]);
@@ -172,7 +167,6 @@ void metrics_json(struct jw *j, const struct kstats *s)
 			hist_json(j, lat_names[k], &s->hist[k][o]);
 		jw_end(j, '}');
 	}
-	jw_end(j, '}');
 	jw_end(j, '}');
 }
 

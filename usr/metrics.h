@@ -23,7 +23,7 @@ uint64_t metrics_quantile_ns(const struct khist *h, double q);
 /* A LUN's or a session's statistics, lines indented by indent tabs. */
 void metrics_text(struct textbuf *out, const struct kstats *s,
 		  unsigned int indent);
-/* The same as the "stats" member of an object. */
+/* What --stats adds to a "stats" object: kinds, sense keys, latency. */
 void metrics_json(struct jw *j, const struct kstats *s);
 /*
  * The LUNs and sessions of st's targets (of target tid alone, if not 0) in

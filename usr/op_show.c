@@ -216,15 +216,13 @@ static void keys_json(struct jw *j, const char *name, const uint32_t *keys,
 
 static void stats_json(struct jw *j, const struct kstats *s, bool full)
 {
-	if (full) {
-		metrics_json(j, s);
-		return;
-	}
 	jw_obj(j, "stats");
 	jw_u64(j, "commands", s->cmds);
 	jw_u64(j, "read_bytes", s->read_bytes);
 	jw_u64(j, "write_bytes", s->write_bytes);
 	jw_u64(j, "errors", s->errors);
+	if (full)
+		metrics_json(j, s);
 	jw_end(j, '}');
 }
 
