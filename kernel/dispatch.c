@@ -46,6 +46,8 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 				iet_cmd_complete(req);
 				return;
 			}
+			/* Not lent: its backend time starts where it runs. */
+			req->t_submit = 0;
 		}
 		if (iet_cmd_buf_grow(cmd, req->buf_len)) {
 			/* Out of memory for now: the initiator retries. */

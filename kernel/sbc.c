@@ -25,17 +25,18 @@ static int read_cached_execute(struct iet_scsi_req *req)
 {
 	int ret;
 
-	if (!req->t_submit)
-		req->t_submit = ktime_get_ns();
+	req->t_submit = ktime_get_ns();
 	ret = req->lun->ops->read_cached(req->lun, req);
-	if (!ret)
+	if (!ret) {
 		req->t_backend = ktime_get_ns();
-	if (ret && ret != -EAGAIN) {
-		/* Let the I/O thread read it all and report the error. */
-		req->io.done = 0;
-		return -EAGAIN;
+		return 0;
 	}
-	return ret;
+	/* An I/O thread reads it: the backend's time is counted from there. */
+	req->t_submit = 0;
+	/* On an error, the I/O thread reads it all and reports it. */
+	if (ret != -EAGAIN)
+		req->io.done = 0;
+	return -EAGAIN;
 }
 
 /* How a backend's error reads in sense data, per kind of I/O. */

@@ -82,10 +82,13 @@ static enum iet_stat_op req_op(const struct iet_scsi_req *req)
 	}
 }
 
-/* 0: under 2^IET_HIST_SHIFT ns; b: under 2^(IET_HIST_SHIFT + b) ns. */
+/*
+ * 0: at most 2^IET_HIST_SHIFT ns; b: at most 2^(IET_HIST_SHIFT + b) ns, as
+ * Prometheus' le ("less than or equal") reads a bucket's bound.
+ */
 static unsigned int hist_bucket(u64 ns)
 {
-	u64 v = ns >> IET_HIST_SHIFT;
+	u64 v = ns ? (ns - 1) >> IET_HIST_SHIFT : 0;
 
 	return v ? min_t(unsigned int, fls64(v), IET_HIST_NR_BUCKETS - 1) : 0;
 }
@@ -100,7 +103,7 @@ static void stats_latency(struct iet_stats *st, enum iet_lat kind,
 }
 
 static void stats_done(struct iet_stats *st, const struct iet_scsi_req *req,
-		       enum iet_stat_op op, u8 sense_key, u64 backend_ns)
+		       enum iet_stat_op op, int sense_key, u64 backend_ns)
 {
 	u64 bytes = req->lun ? (u64)req->nr_blocks << req->lun->blkbits : 0;
 
@@ -114,7 +117,8 @@ static void stats_done(struct iet_stats *st, const struct iet_scsi_req *req,
 		break;
 	case SAM_STAT_CHECK_CONDITION:
 		this_cpu_inc(st->cpu->errors);
-		this_cpu_inc(st->cpu->sense[sense_key]);
+		if (sense_key >= 0)
+			this_cpu_inc(st->cpu->sense[sense_key]);
 		break;
 	case SAM_STAT_RESERVATION_CONFLICT:
 		this_cpu_inc(st->cpu->errors);
@@ -140,7 +144,7 @@ void iet_stats_cmd_done(struct iet_session *session,
 	enum iet_stat_op op = req_op(req);
 	u64 backend_ns = U64_MAX;
 	struct scsi_sense_hdr sshdr;
-	u8 key = 0;
+	int key = -1;		/* no sense data that parses: no key counted */
 
 	if (req->status == SAM_STAT_CHECK_CONDITION &&
 	    scsi_normalize_sense(req->sense, req->sense_len, &sshdr))
