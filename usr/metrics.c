@@ -8,6 +8,7 @@
 
 #include "ctl_ops.h"
 #include "metrics.h"
+#include "utf8.h"
 
 static const char *const op_names[IET_SOP_NR] = {
 	[IET_SOP_READ] = "read", [IET_SOP_WRITE] = "write",
@@ -172,21 +173,39 @@ void metrics_json(struct jw *j, const struct kstats *s)
 
 /* ---------------------------------------------------------- Prometheus */
 
-/* A label value with \, " and newline escaped, as the format asks. */
+/*
+ * A label value with \, " and newline escaped, as the format asks, and in
+ * UTF-8, cut where it would not fit len.
+ */
 static void label_escape(const char *v, char *buf, size_t len)
 {
-	size_t o = 0;
+	const unsigned char *c = (const unsigned char *)v;
+	size_t o = 0, in, out;
+	const char *rep;
 
-	for (; *v && o + 3 < len; v++) {
-		if (*v == '\\' || *v == '"') {
-			buf[o++] = '\\';
-			buf[o++] = *v;
-		} else if (*v == '\n') {
-			buf[o++] = '\\';
-			buf[o++] = 'n';
+	for (; *c; c += in, o += out) {
+		in = 1;
+		out = 2;
+		if (*c == '\\' || *c == '"') {
+			rep = *c == '"' ? "\\\"" : "\\\\";
+		} else if (*c == '\n') {
+			rep = "\\n";
+		} else if (*c < 0x80 || (in = utf8_len(c))) {
+			rep = (const char *)c;
+			out = in;
 		} else {
-			buf[o++] = *v;
+			/*
+			 * A label is UTF-8, or the parser drops the whole file:
+			 * a byte that is not (a name from the wire) reads as
+			 * U+FFFD.
+			 */
+			rep = "\xef\xbf\xbd";
+			in = 1;
+			out = 3;
 		}
+		if (o + out >= len)
+			break;
+		memcpy(buf + o, rep, out);
 	}
 	buf[o] = '\0';
 }
@@ -194,7 +213,7 @@ static void label_escape(const char *v, char *buf, size_t len)
 /* One object's labels, without braces: target="..",lun="0" and the like. */
 struct series {
 	const char *kind;		/* "lun" or "session" */
-	char labels[4 * (IET_NAME_MAX + 1) + 128];
+	char labels[6 * IET_NAME_MAX + 128];	/* two names, label_escape()d */
 };
 
 static const struct {
@@ -342,7 +361,7 @@ int metrics_prometheus(struct textbuf *out, const struct kstate *st,
 {
 	struct series *sr = NULL;
 	struct kstats *ss = NULL;
-	char tname[2 * IET_NAME_MAX + 2], iname[2 * IET_NAME_MAX + 2];
+	char tname[3 * IET_NAME_MAX + 1], iname[3 * IET_NAME_MAX + 1];
 	size_t t, i, n = 0, cap = 0;
 	int pass, ret = 0;
 

@@ -174,6 +174,46 @@ TEST(metrics_prometheus_histograms_are_cumulative_and_labels_escaped)
 	kstate_free(&st);
 }
 
+/*
+ * A name from the wire need not be UTF-8; a label must be, or node_exporter
+ * drops every series of the file: such a byte reads as U+FFFD, a character
+ * that is UTF-8 stays, and the longest name, every byte escaped or
+ * replaced, is not cut.
+ */
+TEST(metrics_prometheus_labels_are_utf8_whatever_the_name)
+{
+	struct kstate st = one();
+	struct ksession *ks = &st.targets[0].sessions[0];
+	struct textbuf tb;
+	char *t, *l;
+	int n;
+
+	strcpy(ks->initiator, "iqn.x:\xff\xc3\xa9\xed\xa0\x80\xc3");
+	textbuf_init(&tb, 16 << 20);
+	REQUIRE_EQ(metrics_prometheus(&tb, &st, 0), 0);
+	t = text_of(&tb);
+	check_exposition(t);
+	CHECK_CONTAINS(t, "initiator=\"iqn.x:\xef\xbf\xbd\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\",");
+	textbuf_free(&tb);
+
+	memset(ks->initiator, 0xff, IET_NAME_MAX);
+	ks->initiator[IET_NAME_MAX] = '\0';
+	memset(st.targets[0].name, '"', IET_NAME_MAX);
+	st.targets[0].name[IET_NAME_MAX] = '\0';
+	textbuf_init(&tb, 16 << 20);
+	REQUIRE_EQ(metrics_prometheus(&tb, &st, 0), 0);
+	t = text_of(&tb);
+	check_exposition(t);
+	l = strstr(t, "initiator=\"");
+	REQUIRE(l);
+	for (n = 0, l += 11; !strncmp(l, "\xef\xbf\xbd", 3); l += 3)
+		n++;
+	CHECK_EQ(n, IET_NAME_MAX);
+	CHECK(!strncmp(l, "\",sid=", 6));
+	textbuf_free(&tb);
+	kstate_free(&st);
+}
+
 TEST(metrics_prometheus_of_one_target_or_of_none)
 {
 	struct kstate st = one();
