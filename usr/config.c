@@ -1281,10 +1281,12 @@ static int do_global(struct parser *p, const char *key, const char *value)
 			return fail(p, key, "already set on line %u",
 				    p->metrics_line);
 		p->metrics_line = p->line;
+		/* The textfile collector reads *.prom alone. */
 		if (*value != '/' || has_space(value) ||
-		    n >= sizeof(cfg->metrics_file) || value[n - 1] == '/')
+		    n >= sizeof(cfg->metrics_file) || n < 7 ||
+		    strcmp(value + n - 5, ".prom") || value[n - 6] == '/')
 			return fail(p, key,
-				    "expected an absolute file name without spaces, shorter than %zu bytes",
+				    "expected an absolute file name ending in .prom, without spaces, shorter than %zu bytes",
 				    sizeof(cfg->metrics_file));
 		strcpy(cfg->metrics_file, value);
 		return 0;

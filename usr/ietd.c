@@ -632,6 +632,7 @@ int main(int argc, char **argv)
 		log_err("event loop: %s", strerror(-ret));
 
 	/* Stop listening; what the kernel holds outlives us. */
+	metrics_file_stop(&d.metrics);
 	isns_stop(&d.isns);
 	portals_close(&d.portals);
 	ctl_close(&d.ctl);

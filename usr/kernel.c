@@ -278,6 +278,12 @@ void kernel_close(void)
 	k.req = NULL;
 }
 
+int kernel_reopen(void)
+{
+	k.req = open_socket();
+	return k.req ? 0 : -errno;
+}
+
 int kernel_event_fd(void)
 {
 	return k.ev ? mnl_socket_get_fd(k.ev) : -1;

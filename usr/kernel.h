@@ -116,6 +116,12 @@ typedef void (*kevent_fn)(const struct kevent *ev, void *arg);
 /* Open the family and subscribe to events; fails if the module is absent. */
 int kernel_open(void);
 void kernel_close(void);
+/*
+ * After kernel_close() in a child of fork(): a request socket of its own,
+ * so that its answers are not the parent's; no events. 0 or a negative
+ * errno.
+ */
+int kernel_reopen(void);
 /* A descriptor that becomes readable when events are pending. */
 int kernel_event_fd(void);
 /* Read pending events without blocking and hand each to fn. */

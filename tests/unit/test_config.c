@@ -393,7 +393,12 @@ TEST(config_refuses_a_malformed_metrics_file_or_interval)
 	      "absolute file name");
 	FAILS("MetricsFile /var/lib/\n", "ietd.conf:1: MetricsFile: ",
 	      "absolute file name");
-	FAILS("MetricsFile /a\nMetricsFile /b\n", "ietd.conf:2: MetricsFile: ",
+	/* node_exporter would never read it. */
+	FAILS("MetricsFile /var/lib/iet.txt\n", "ietd.conf:1: MetricsFile: ",
+	      "ending in .prom");
+	FAILS("MetricsFile /var/lib/.prom\n", "ietd.conf:1: MetricsFile: ",
+	      "ending in .prom");
+	FAILS("MetricsFile /a.prom\nMetricsFile /b.prom\n", "ietd.conf:2: MetricsFile: ",
 	      "already set on line 1");
 	FAILS("MetricsInterval 0\n", "ietd.conf:1: MetricsInterval: ",
 	      "out of range 1..3600");

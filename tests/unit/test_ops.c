@@ -4,6 +4,7 @@
  * COMPAT.md's table, what goes beyond it (names, JSON, counters, reload,
  * save), and that a refusal or a kernel failure changes nothing.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -696,10 +697,28 @@ TEST(ops_show_stats_gives_kinds_errors_and_latency_in_text_json_and_prometheus)
 	of_free(&f);
 }
 
-/* MetricsFile: written whole in its directory, never through a link. */
+static int entries(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * MetricsFile: written whole, by a child, in its directory, on time; a link
+ * at its name is replaced, not followed; a reload that renames or drops
+ * it removes the file it wrote.
+ */
 TEST(ops_metrics_file_is_replaced_whole_and_on_time)
 {
-	char dir[] = "/tmp/iet-metrics-XXXXXX", path[64], tmp[80], buf[256];
+	char dir[] = "/tmp/iet-metrics-XXXXXX", path[64], other[64], buf[256];
 	struct metrics_file m = { 0 };
 	struct config cfg = { 0 };
 	struct ofx f;
@@ -710,37 +729,58 @@ TEST(ops_metrics_file_is_replaced_whole_and_on_time)
 	of_init(&f, CONF);
 	REQUIRE(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/iet.prom", dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	snprintf(other, sizeof(other), "%s/other.prom", dir);
 	strcpy(cfg.metrics_file, path);
 	cfg.metrics_interval = 10;
 	/* ietd's unit has UMask=0077; node_exporter is another user. */
 	old_mask = umask(077);
 	metrics_file_tick(&m, &cfg, 1000);
 	umask(old_mask);
+	CHECK(m.child > 0);
+	metrics_file_wait(&m);
+	CHECK(!m.failing);
 	REQUIRE(stat(path, &sb) == 0);
 	CHECK_EQ(sb.st_mode & 0777, 0644);
 	REQUIRE(fp = fopen(path, "r"));
 	CHECK(fgets(buf, sizeof(buf), fp));
 	CHECK_CONTAINS(buf, "# HELP iet_lun_commands_total");
 	fclose(fp);
-	CHECK(access(tmp, F_OK) != 0);
+	/* No temporary file left beside it. */
+	CHECK_EQ(entries(dir), 1);
 	/* Not again before its interval; then again. */
 	unlink(path);
 	metrics_file_tick(&m, &cfg, 10999);
+	CHECK_EQ(m.child, 0);
 	CHECK(access(path, F_OK) != 0);
 	metrics_file_tick(&m, &cfg, 11000);
+	metrics_file_wait(&m);
 	CHECK(access(path, F_OK) == 0);
-	/* A link where the temporary file goes: refused, the file kept. */
-	REQUIRE(symlink("/tmp/elsewhere", tmp) == 0);
-	CHECK(metrics_file_write(path, err, sizeof(err)) < 0);
-	CHECK_CONTAINS(err, ".tmp: ");
-	CHECK(access("/tmp/elsewhere", F_OK) != 0);
-	CHECK(access(path, F_OK) == 0);
-	unlink(tmp);
-	/* No such directory: an error, said. */
+	/* A link at its name: replaced by the file, its target untouched. */
+	unlink(path);
+	REQUIRE(symlink("/tmp/iet-metrics-elsewhere", path) == 0);
+	CHECK_EQ(metrics_file_write(path, err, sizeof(err)), 0);
+	CHECK(access("/tmp/iet-metrics-elsewhere", F_OK) != 0);
+	REQUIRE(lstat(path, &sb) == 0);
+	CHECK(S_ISREG(sb.st_mode));
+	/* Renamed by a reload: the new one at once, the old one gone. */
+	strcpy(cfg.metrics_file, other);
+	metrics_file_tick(&m, &cfg, 12000);
+	metrics_file_wait(&m);
+	CHECK(access(path, F_OK) != 0);
+	CHECK(access(other, F_OK) == 0);
+	/* Dropped: gone too, and nothing written after. */
+	cfg.metrics_file[0] = '\0';
+	metrics_file_tick(&m, &cfg, 13000);
+	CHECK_EQ(m.child, 0);
+	CHECK_EQ(entries(dir), 0);
+	/* No such directory: an error, said, and the writer says it failed. */
 	CHECK(metrics_file_write("/nonexistent/iet.prom", err, sizeof(err)) < 0);
 	CHECK_CONTAINS(err, "No such file or directory");
-	unlink(path);
+	strcpy(cfg.metrics_file, "/nonexistent/iet.prom");
+	metrics_file_tick(&m, &cfg, 14000);
+	metrics_file_wait(&m);
+	CHECK(m.failing);
+	metrics_file_stop(&m);
 	rmdir(dir);
 	of_free(&f);
 }
