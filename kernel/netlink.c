@@ -372,6 +372,20 @@ static int fill_lun(struct sk_buff *skb, struct iet_target *target,
 	return 0;
 }
 
+/*
+ * A LUN's or a session's message (its path or connections, its statistics)
+ * fits one dump buffer or fails the dump: never smaller than this, even
+ * when the allocator has no larger block at hand (netlink's fallback is a
+ * page, where a session of six connections with its counters did not fit).
+ */
+#define OBJ_DUMP_MIN	(16 * 1024)
+
+static int obj_dump_start(struct netlink_callback *cb)
+{
+	cb->min_dump_alloc = OBJ_DUMP_MIN;
+	return 0;
+}
+
 /* cb->args[0]: the next LUN to dump */
 static int lun_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -883,10 +897,6 @@ static const struct genl_small_ops iet_ops[] = {
 		.flags = GENL_ADMIN_PERM,
 		.doit = lun_del,
 	}, {
-		.cmd = IET_CMD_LUN_GET,
-		.flags = GENL_ADMIN_PERM,
-		.dumpit = lun_dump,
-	}, {
 		.cmd = IET_CMD_SESSION_NEW,
 		.flags = GENL_ADMIN_PERM,
 		.doit = session_new,
@@ -895,10 +905,6 @@ static const struct genl_small_ops iet_ops[] = {
 		.flags = GENL_ADMIN_PERM,
 		.internal_flags = UNLOCKED,
 		.doit = session_del,
-	}, {
-		.cmd = IET_CMD_SESSION_GET,
-		.flags = GENL_ADMIN_PERM,
-		.dumpit = session_dump,
 	}, {
 		.cmd = IET_CMD_CONN_NEW,
 		.flags = GENL_ADMIN_PERM,
@@ -935,6 +941,21 @@ static const struct genl_small_ops iet_ops[] = {
 	},
 };
 
+/* The dumps of objects that can be large, with a start that says so. */
+static const struct genl_ops iet_dump_ops[] = {
+	{
+		.cmd = IET_CMD_LUN_GET,
+		.flags = GENL_ADMIN_PERM,
+		.start = obj_dump_start,
+		.dumpit = lun_dump,
+	}, {
+		.cmd = IET_CMD_SESSION_GET,
+		.flags = GENL_ADMIN_PERM,
+		.start = obj_dump_start,
+		.dumpit = session_dump,
+	},
+};
+
 static struct genl_family iet_family __ro_after_init = {
 	.name = IET_GENL_NAME,
 	.version = IET_GENL_VERSION,
@@ -943,6 +964,8 @@ static struct genl_family iet_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.pre_doit = pre_doit,
 	.post_doit = post_doit,
+	.ops = iet_dump_ops,
+	.n_ops = ARRAY_SIZE(iet_dump_ops),
 	.small_ops = iet_ops,
 	.n_small_ops = ARRAY_SIZE(iet_ops),
 	.mcgrps = iet_mcgrps,
