@@ -2,13 +2,13 @@
 /* MetricsFile: the kernel's counters for node_exporter, written whole. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <syslog.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "ctl_ops.h"
