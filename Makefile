@@ -46,7 +46,8 @@ MANDIR ?= $(PREFIX)/share/man
 export KDIR
 
 .PHONY: all kernel usr check check-unit check-build check-vm checkpatch run install \
-	install-kernel install-usr uninstall clean deps dkms-install dkms-uninstall bench deb check-deb
+	install-kernel install-usr uninstall clean deps dkms-install dkms-uninstall bench deb check-deb \
+	check-packages
 
 all: kernel usr
 
@@ -91,6 +92,16 @@ check: deps
 check-deb:
 	$(MAKE) -s deb
 	scripts/buildroot run $(MAKE) -s deb
+
+# The Debian 13 packages, and the same as a later version, installed,
+# upgraded under a live session and purged on a clean Debian 13 system in
+# the VM, on Debian 13's kernel (tests/vm/test_packages.py): DKMS compiles
+# the module twice under emulation, ten minutes in all, so not in check.
+check-packages: deps
+	scripts/buildroot run $(MAKE) -s deb
+	scripts/buildroot run $(MAKE) -s deb DEB_UPGRADE=$(DEB_VERSION)+upgrade1
+	scripts/buildroot disk >/dev/null
+	scripts/check-kernels trixie:packages
 
 check-build: usr
 	scripts/check-build $(BUILD_KERNELS)
@@ -150,13 +161,23 @@ dkms-uninstall:
 # the tracked files in $(DEBDIR), where the .debs land; lintian checks them.
 # One directory per distribution: scripts/buildroot run make deb builds
 # Debian 13's beside Debian 12's.
-DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
-DEBDIR ?= build/deb/$(shell . /etc/os-release && echo $$ID$$VERSION_ID)
+# DEB_UPGRADE=VERSION builds the same tree as a later VERSION (a
+# changelog entry added to the copy), for the upgrade of check-packages.
+DEB_UPGRADE ?=
+DEB_VERSION = $(or $(DEB_UPGRADE),$(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null))
+DEBDIR ?= build/deb/$(shell . /etc/os-release && echo $$ID$$VERSION_ID)$(if $(DEB_UPGRADE),-upgrade)
 deb:
 	rm -rf $(DEBDIR)
 	mkdir -p $(DEBDIR)/iscsitarget-$(DEB_VERSION)
 	git ls-files -z --cached --others --exclude-standard | \
 		tar -c --null -T - | tar -x -C $(DEBDIR)/iscsitarget-$(DEB_VERSION)
+	if [ -n "$(DEB_UPGRADE)" ]; then \
+		cd $(DEBDIR)/iscsitarget-$(DEB_VERSION) && \
+		{ printf 'iscsitarget (%s) unstable; urgency=medium\n\n  * %s\n\n -- %s  %s\n\n' \
+			'$(DEB_UPGRADE)' 'This tree again as a later version: the upgrade of check-packages.' \
+			"$$(dpkg-parsechangelog -S Maintainer)" "$$(date -R)"; \
+		  cat debian/changelog; } >debian/changelog.new && mv debian/changelog.new debian/changelog; \
+	fi
 	cd $(DEBDIR)/iscsitarget-$(DEB_VERSION) && \
 		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
 		{ cat ../build.log; echo "dpkg-buildpackage failed: $(DEBDIR)/build.log" >&2; exit 1; }

@@ -67,6 +67,11 @@ def pytest_collection_modifyitems(config, items):
     besides, every test marked paths, wherever its module went. With
     +paths on every part (make check), the tests of the paths that differ
     between kernels run on every kernel and the rest once."""
+    # The packages' tests only when asked for by name (-m packages).
+    if "packages" not in (config.option.markexpr or ""):
+        slow = [it for it in items if it.get_closest_marker("packages")]
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [it for it in items if it not in slow]
     spec = os.environ.get("IET_VM_PART")
     if not spec:
         return
