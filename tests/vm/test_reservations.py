@@ -100,6 +100,12 @@ def can_write(dev):
         scsi(dev, "2a 00 00 00 00 10 00 00 01 00", write=True)]
 
 
+def lun_stats(tid=1, lun=0):
+    """The LUN's statistics (ietadm --stats --json)."""
+    return json.loads(ietadm("--op", "show", f"--tid={tid}", f"--lun={lun}",
+                             "--stats", "--json").stdout)["stats"]
+
+
 def full_status(dev):
     """READ FULL STATUS, all of it, parsed: [(key, all_tg_pt, holder,
     type, rtpi, TransportID text)]."""
@@ -243,7 +249,17 @@ def test_fence_scsi_fences_one_of_two_nodes(ietd, backing, nexuses):
         assert cp.returncode == 0, cp.stdout + cp.stderr
         assert keys(c) == [0xb2]
         assert reservation(c) == (0xb2, "Write Exclusive, registrants only")
+        before = lun_stats()
         assert not can_write(a) and can_read(a) and can_write(b)
+        # Counted: the one refused write as a conflict, and every status
+        # but GOOD as an error (a's first command meets the unit attention
+        # of its preempted registration; 7.x's sd asks at an open for
+        # writing for a mode page IET has not).
+        after = lun_stats()
+        d = {k: after[k] - before[k] for k in ("reservation_conflicts", "busy", "errors")}
+        cc = sum(after["check_conditions"].values()) - sum(before["check_conditions"].values())
+        assert d["reservation_conflicts"] == 1
+        assert d["errors"] == d["reservation_conflicts"] + d["busy"] + cc
         # The agent's monitor: a is off (2), b on (0).
         assert fence_scsi(c, "status", "a1").returncode == 2
         assert fence_scsi(c, "status", "b2").returncode == 0
