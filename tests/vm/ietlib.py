@@ -41,6 +41,13 @@ def ietadm(*args, check=True, timeout=60, user=None):
     return run(cmd, check=check, timeout=timeout)
 
 
+def stats(tid, what):
+    """The --stats JSON of a LUN ("lun=0") or a session ("sid=N")."""
+    key, val = what.split("=")
+    return json.loads(ietadm("--op", "show", f"--tid={tid}", f"--{key}={val}",
+                             "--stats", "--json").stdout)["stats"]
+
+
 def user_group(user):
     out = run(["id", "-g", user]).stdout.strip()
     return out

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ietlib import ietadm
+from ietlib import ietadm, stats
 from vmlib import initiator as ini
 from vmlib import kmsg
 from vmlib import rawiscsi as ri
@@ -98,12 +98,6 @@ def can_read(dev):
 def can_write(dev):
     return {0: True, CONFLICT_EXIT: False}[
         scsi(dev, "2a 00 00 00 00 10 00 00 01 00", write=True)]
-
-
-def lun_stats(tid=1, lun=0):
-    """The LUN's statistics (ietadm --stats --json)."""
-    return json.loads(ietadm("--op", "show", f"--tid={tid}", f"--lun={lun}",
-                             "--stats", "--json").stdout)["stats"]
 
 
 def full_status(dev):
@@ -249,13 +243,13 @@ def test_fence_scsi_fences_one_of_two_nodes(ietd, backing, nexuses):
         assert cp.returncode == 0, cp.stdout + cp.stderr
         assert keys(c) == [0xb2]
         assert reservation(c) == (0xb2, "Write Exclusive, registrants only")
-        before = lun_stats()
+        before = stats(1, "lun=0")
         assert not can_write(a) and can_read(a) and can_write(b)
         # Counted: the one refused write as a conflict, and every status
         # but GOOD as an error (a's first command meets the unit attention
         # of its preempted registration; 7.x's sd asks at an open for
         # writing for a mode page IET has not).
-        after = lun_stats()
+        after = stats(1, "lun=0")
         d = {k: after[k] - before[k] for k in ("reservation_conflicts", "busy", "errors")}
         cc = sum(after["check_conditions"].values()) - sum(before["check_conditions"].values())
         assert d["reservation_conflicts"] == 1

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ietlib import ietadm
+from ietlib import ietadm, stats
 from vmlib import initiator as ini
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, RESULTS, run, safe_name
@@ -39,13 +39,6 @@ def fio(disk, rw, ios, name):
     ddir = "write" if "write" in rw else "read"
     assert job["error"] == 0
     return job[ddir]["total_ios"], job[ddir]["io_bytes"]
-
-
-def stats(tid, what):
-    """The --stats JSON of a LUN ("lun=0") or a session ("sid=N")."""
-    key, val = what.split("=")
-    return json.loads(ietadm("--op", "show", f"--tid={tid}", f"--{key}={val}",
-                             "--stats", "--json").stdout)["stats"]
 
 
 def hist_count(h):
