@@ -131,7 +131,7 @@ def test_install_builds_the_module_and_serves_a_lun(system):
         assert any(p == path or p.startswith(path + "/") for p in new), (path, sorted(new)[:40])
 
     # The administrator's configuration: a target with a file LUN.
-    c.sh("truncate -s 64M /var/lib/iet-lun0.img && cp /etc/iet/ietd.conf /root/ietd.conf.dist")
+    c.sh("truncate -s 64M /var/lib/iet-lun0.img")
     c.sh(f"printf 'Target {NAME}\\n\\tLun 0 Path=/var/lib/iet-lun0.img,Type=fileio\\n' "
          ">>/etc/iet/ietd.conf && systemctl reload ietd")
     wait_until(lambda: proc.target(proc.volumes(), NAME), 30, "the target ietd.conf names")
@@ -184,8 +184,7 @@ def test_remove_and_purge_leave_nothing_behind(system):
     assert all(line.endswith(" not-installed") for line in known if line), known
     assert not c.sh(f"modinfo -k {RELEASE} -n iscsi_trgt 2>/dev/null", check=False).stdout
     left = sorted(p for p in c.changed() - c.baseline
-                  if not NOT_OURS.match(p) and p != "/var/lib/iet-lun0.img" and
-                  p != "/root/ietd.conf.dist")
+                  if not NOT_OURS.match(p) and p != "/var/lib/iet-lun0.img")
     assert not left, f"left behind after purge: {left}"
     # The module they loaded unloads.
     run(["rmmod", "iscsi_trgt"])
