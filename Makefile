@@ -8,6 +8,7 @@
 #                        (install-kernel and install-usr: one half)
 #   make dkms-install    the module through DKMS, rebuilt on kernel upgrades
 #   make deb             Debian packages: iscsitarget and iscsitarget-dkms
+#   make check-cluster   the two-node cluster's failover scenarios
 #   make bench           IET against LIO and tgt (not a test)
 
 # The kernel to build for: KDIR if given, else the running kernel's build
@@ -47,7 +48,7 @@ export KDIR
 
 .PHONY: all kernel usr check check-unit check-build check-vm checkpatch run install \
 	install-kernel install-usr uninstall clean deps dkms-install dkms-uninstall bench deb check-deb \
-	check-packages
+	check-packages check-cluster
 
 all: kernel usr
 
@@ -86,6 +87,12 @@ check: deps
 	scripts/check-dkms $(DKMS_KERNELS)
 	$(MAKE) check-deb
 	scripts/check-kernels $(KERNELS)
+
+# The two-node cluster (tests/cluster): Pacemaker, Corosync and DRBD moving
+# the target between two VMs under an initiator's verified load, every
+# scenario.
+check-cluster: deps
+	scripts/check-cluster
 
 # The Debian packages build, lintian-clean, on Debian 12 and in the
 # Debian 13 build root.

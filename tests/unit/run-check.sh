@@ -4,8 +4,8 @@
 # as a daemon and against a real iSNS server (isnsd), the packaging, the VM
 # suite's kernel-log audit and its reading of libiscsi's conformance run,
 # the bench's reading of the scheduler's switches and its instruction
-# profile, how make check shares the VM suite between kernels, then the
-# total over all of them.
+# profile, how make check shares the VM suite between kernels, the cluster
+# suite's pieces that need no VM, then the total over all of them.
 cd "$(dirname "$0")"
 ./run-tests | tee obj/unit.out
 ./initiator-check.sh | tee obj/initiator.out
@@ -17,11 +17,12 @@ cd "$(dirname "$0")"
 ./sched-check.py | tee obj/sched.out
 ./tcgprof-check.py | tee obj/tcgprof.out
 ./split-check.py | tee obj/split.out
+./cluster-check.py | tee obj/cluster.out
 # Count from the summaries (tee hides exit codes); a missing one fails.
 summary='s/^\([a-z]*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed$/\2 \3/p'
 passed=0
 failed=0
-for out in unit initiator daemon isns packaging kmsg cunit sched tcgprof split; do
+for out in unit initiator daemon isns packaging kmsg cunit sched tcgprof split cluster; do
 	set -- $(sed -n "$summary" "obj/$out.out")
 	if [ $# != 2 ]; then
 		echo "the $out run ended without its summary"
