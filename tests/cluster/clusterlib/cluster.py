@@ -59,11 +59,10 @@ class Cluster:
                     img.unlink(missing_ok=True)
                     with open(img, "wb") as f:
                         f.truncate(mib << 20)
-                    disks.append((img, serial, False))
+                    disks.append((img, serial))
             vm = VM(h.name, self.image, self.results / h.name, self.netns, nics, disks,
                     mem="1G", kvm=self.kvm, shared=self.shared)
             vm.host = h
-            vm.nic_names = [n for n, _ in nics]
             vms.append(vm)
         # Known before they boot: stop() kills whatever got started.
         for vm in vms:

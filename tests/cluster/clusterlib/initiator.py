@@ -30,19 +30,8 @@ class Session:
 
 
 def login(ini):
-    ini.run(f"iscsiadm -m discovery -t st -p {c.PORTAL}", timeout=120)
-    for key, value in c.iscsi_node_settings().items():
-        ini.run(f"iscsiadm -m node -T {c.IQN} -p {c.PORTAL} -o update -n '{key}' -v {value}")
-    ini.run(f"iscsiadm -m node -T {c.IQN} -p {c.PORTAL} --login", timeout=180)
-    res = ini.wait_for(f"""for s in /sys/class/iscsi_session/session*; do
-		[ "$(cat $s/targetname)" = {c.IQN} ] || continue
-		for b in $s/device/target*/*:*:*:0/block/*; do
-			[ -e "$b" ] && echo "${{s##*/}} ${{b##*/}}" && exit 0
-		done
-	done; exit 1""", 120, "the LUN's disk to appear")
-    sid, dev = res.out.split()
-    ini.run(f"echo {t.SD_TIMEOUT_S} >/sys/block/{dev}/device/timeout")
-    return Session(sid, f"/dev/{dev}")
+    """One session, through open-iscsi's default iface."""
+    return _login(ini, ["default"])["default"]
 
 
 def login_ifaces(ini, names):
@@ -52,8 +41,14 @@ def login_ifaces(ini, names):
     for iface, name in names.items():
         ini.run(f"iscsiadm -m iface -I {iface} -o new >/dev/null && "
                 f"iscsiadm -m iface -I {iface} -o update -n iface.initiatorname -v {name}")
-    ifaces = " ".join(f"-I {i}" for i in names)
-    ini.run(f"iscsiadm -m discovery -t st -p {c.PORTAL} {ifaces}", timeout=120)
+    return _login(ini, list(names))
+
+
+def _login(ini, ifaces):
+    """Discovery and login through each iface, with the node settings;
+    {iface: Session} once each has the LUN's disk."""
+    ini.run(f"iscsiadm -m discovery -t st -p {c.PORTAL} " +
+            " ".join(f"-I {i}" for i in ifaces), timeout=120)
     for key, value in c.iscsi_node_settings().items():
         ini.run(f"iscsiadm -m node -T {c.IQN} -p {c.PORTAL} -o update -n '{key}' -v {value}")
     ini.run(f"iscsiadm -m node -T {c.IQN} -p {c.PORTAL} --login", timeout=180)
@@ -69,15 +64,15 @@ def login_ifaces(ini, names):
         for line in res.out.splitlines():
             iface, sid, dev = line.split()
             found[iface] = Session(sid, f"/dev/{dev}")
-        return set(found) >= set(names)
+        return set(found) >= set(ifaces)
     deadline = time.monotonic() + 120
     while not each():
         if time.monotonic() > deadline:
-            raise GuestError(f"disks of the ifaces {list(names)}: found {found}")
+            raise GuestError(f"disks of the ifaces {ifaces}: found {found}")
         time.sleep(1)
     for sess in found.values():
         ini.run(f"echo {t.SD_TIMEOUT_S} >/sys/block/{sess.disk[5:]}/device/timeout")
-    return {i: found[i] for i in names}
+    return {i: found[i] for i in ifaces}
 
 
 def sessions(ini):

@@ -50,7 +50,7 @@ class VM:
         self.results = Path(results)
         self.netns = netns
         self.nics = list(nics)          # (tap, mac)
-        self.disks = list(disks)        # (path, serial, share)
+        self.disks = list(disks)        # (path, serial)
         self.mem, self.cpus, self.kvm = mem, cpus, kvm
         self.shared = shared
         self.sock_path = self.results / "ctl.sock"
@@ -71,11 +71,8 @@ class VM:
         for i, (tap, mac) in enumerate(self.nics):
             o.append(f"-netdev tap,id=n{i},ifname={tap},script=no,downscript=no "
                      f"-device virtio-net-pci,netdev=n{i},mac={mac},romfile=")
-        for i, (path, serial, share) in enumerate(self.disks):
-            # A shared image (sbd's) is opened by two qemus: no lock, and
-            # writes go straight to the file so that the other node sees them.
-            extra = ",file.locking=off,cache=none" if share else ",cache=writeback"
-            o.append(f"-drive file={path},if=none,id=d{i},format=raw,aio=threads{extra} "
+        for i, (path, serial) in enumerate(self.disks):
+            o.append(f"-drive file={path},if=none,id=d{i},format=raw,aio=threads,cache=writeback "
                      f"-device virtio-blk-pci,drive=d{i},serial={serial}")
         return " ".join(o)
 
