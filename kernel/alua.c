@@ -7,6 +7,11 @@
  * groups' asymmetric access states are set by the administrator (implicit
  * ALUA: TPGS 01b, no SET TARGET PORT GROUPS), reported by REPORT TARGET PORT
  * GROUPS, and enforced here on every command but those SPC-4 lets through.
+ * A remote group is another node's port to the same logical units (an HA
+ * pair): reported with the state its cluster gives it, never logged into.
+ * The LUNs' backings are open only while an active group of the target's
+ * own can reach them (an HA pair's standby node cannot open its replicated
+ * device).
  */
 #include <scsi/scsi_common.h>
 #include <scsi/scsi_proto.h>
@@ -74,46 +79,153 @@ static void state_changed(struct iet_target *target)
 			iet_ua_add_session(session, idx, 0x2a, 0x06);
 }
 
-/* Makes the group if it is new; sets its state unless state is UNSPEC. */
-int iet_tpg_set(struct iet_target *target, u16 tag, u32 state,
-		struct netlink_ext_ack *extack)
+static bool state_active(u8 state)
 {
-	struct iet_tpg *tpg;
+	return state == IET_ALUA_AO || state == IET_ALUA_AN;
+}
+
+/*
+ * Whether the target can be reached through an active portal group of its
+ * own, which is when its LUNs' backings are open (lun.c). Groups change
+ * under iet_mutex (and target->lock).
+ */
+bool iet_tpg_active(struct iet_target *target)
+{
 	int i;
 
-	mutex_lock(&target->lock);
+	for (i = 0; i < IET_TPGS_MAX; i++) {
+		struct iet_tpg *tpg = &target->tpgs[i];
+
+		if (tpg->tag && !tpg->remote && state_active(tpg->state))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every closed backing of the target opened, or none: the target is about
+ * to become active. Those this opened close again if one cannot be opened
+ * (at once: no command could use them yet).
+ */
+static int open_luns(struct iet_target *target, struct netlink_ext_ack *extack)
+{
+	struct iet_lun *lun, *undo;
+	unsigned long idx, i;
+	int ret;
+
+	xa_for_each(&target->luns, idx, lun) {
+		if (!lun->ops->storage)
+			continue;
+		ret = iet_lun_open(lun, extack);
+		if (!ret)
+			continue;
+		pr_warn("target %u lun %lu: %s cannot be opened (%d): the portal group stays as it was\n",
+			target->tid, idx, lun->path, ret);
+		xa_for_each(&target->luns, i, undo) {
+			if (i == idx)
+				break;
+			iet_lun_close(undo);
+		}
+		return ret;
+	}
+	return 0;
+}
+
+/* The target is no longer active: its backings close as their commands end. */
+static void close_luns(struct iet_target *target)
+{
+	struct iet_lun *lun;
+	unsigned long idx;
+
+	xa_for_each(&target->luns, idx, lun)
+		iet_lun_close(lun);
+}
+
+/*
+ * Makes the group if it is new (the target's own, or another node's with
+ * remote 1); changes its kind if remote says so and no session uses it;
+ * sets its state unless state is UNSPEC. The LUNs' backings open before
+ * the target becomes active and start closing once it no longer is (the
+ * caller waits for target->luns_closing).
+ */
+int iet_tpg_set(struct iet_target *target, u16 tag, u32 state, int remote,
+		struct netlink_ext_ack *extack)
+{
+	struct iet_tpg *tpg, want = { .tag = tag, .state = IET_ALUA_AO };
+	bool was = iet_tpg_active(target), will = false, made = false;
+	int i, j, ret;
+
+	lockdep_assert_held(&iet_mutex);
 	i = iet_tpg_find(target, tag);
 	if (i < 0) {
 		for (i = 0; i < IET_TPGS_MAX && target->tpgs[i].tag; i++)
 			;
 		if (i == IET_TPGS_MAX) {
-			mutex_unlock(&target->lock);
 			NL_SET_ERR_MSG(extack, "the target has 16 portal groups already");
 			return -ENOSPC;
 		}
-		tpg = &target->tpgs[i];
-		WRITE_ONCE(tpg->implicit, false);
-		WRITE_ONCE(tpg->state, IET_ALUA_AO);
-		WRITE_ONCE(tpg->tag, tag);
-		pr_info("target %u: portal group %u\n", target->tid, tag);
+		want.remote = remote == 1;
+		/* Another node's, until it says otherwise, serves nothing. */
+		if (want.remote)
+			want.state = IET_ALUA_S;
+		made = true;
+	} else {
+		want = target->tpgs[i];
+		if (remote != IET_TPG_KEEP && remote != want.remote) {
+			if (want.sessions) {
+				NL_SET_ERR_MSG(extack, "sessions use the portal group");
+				return -EBUSY;
+			}
+			want.remote = remote;
+		}
 	}
+	if (state != IET_ALUA_UNSPEC)
+		want.state = to_spc[state];
+	for (j = 0; j < IET_TPGS_MAX; j++) {
+		tpg = j == i ? &want : &target->tpgs[j];
+		if (tpg->tag && !tpg->remote && state_active(tpg->state))
+			will = true;
+	}
+	if (!was && will) {
+		ret = open_luns(target, extack);
+		if (ret)
+			return ret;
+	}
+
+	mutex_lock(&target->lock);
 	tpg = &target->tpgs[i];
-	if (state != IET_ALUA_UNSPEC && to_spc[state] != tpg->state) {
-		WRITE_ONCE(tpg->state, to_spc[state]);
+	if (made) {
+		WRITE_ONCE(tpg->implicit, false);
+		WRITE_ONCE(tpg->state, want.remote ? IET_ALUA_S : IET_ALUA_AO);
+		WRITE_ONCE(tpg->remote, want.remote);
+		WRITE_ONCE(tpg->tag, tag);
+		pr_info("target %u: portal group %u%s\n", target->tid, tag,
+			want.remote ? ", another node's" : "");
+	} else if (want.remote != tpg->remote) {
+		WRITE_ONCE(tpg->remote, want.remote);
+		pr_info("target %u: portal group %u is %s\n", target->tid, tag,
+			want.remote ? "another node's" : "this node's");
+	}
+	if (want.state != tpg->state) {
+		WRITE_ONCE(tpg->state, want.state);
 		WRITE_ONCE(tpg->implicit, true);
 		pr_info("target %u: portal group %u is %s\n", target->tid, tag,
 			state_name(tpg->state));
 		state_changed(target);
 	}
 	mutex_unlock(&target->lock);
+	if (was && !will)
+		close_luns(target);
 	return 0;
 }
 
 int iet_tpg_del(struct iet_target *target, u16 tag,
 		struct netlink_ext_ack *extack)
 {
+	bool was = iet_tpg_active(target);
 	int i, ret = 0;
 
+	lockdep_assert_held(&iet_mutex);
 	mutex_lock(&target->lock);
 	i = iet_tpg_find(target, tag);
 	if (i < 0) {
@@ -128,6 +240,8 @@ int iet_tpg_del(struct iet_target *target, u16 tag,
 			tag);
 	}
 	mutex_unlock(&target->lock);
+	if (!ret && was && !iet_tpg_active(target))
+		close_luns(target);
 	return ret;
 }
 

@@ -257,6 +257,7 @@ static int blockio_unmap(struct iet_lun *lun, loff_t pos, u64 len, bool zero)
 const struct iet_backend_ops iet_blockio_ops = {
 	.name = "blockio",
 	.type = IET_LUN_BLOCKIO,
+	.storage = true,
 	.attach = blockio_attach,
 	.detach = blockio_detach,
 	.submit = blockio_submit,

@@ -315,6 +315,7 @@ static void cmd_release(struct kref *kref)
 	iet_buf_free(&req->buf);
 	iet_buf_free(&cmd->data);
 	/* One that never completed (aborted, its data never came) leaves. */
+	iet_scsi_release_backing(req);
 	iet_tset_exit(req);
 	if (req->lun)
 		iet_lun_put(req->lun);
@@ -515,6 +516,7 @@ void iet_cmd_complete(struct iet_scsi_req *req)
 			iet_queue_work(&irq_done_w);
 		return;
 	}
+	iet_scsi_release_backing(req);
 	iet_stats_cmd_done(conn->session, req);
 	/*
 	 * A long Data-In goes out from the write thread, while the thread

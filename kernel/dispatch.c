@@ -25,6 +25,7 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 	iet_scsi_check_ua(req);
 	iet_alua_check(req);
 	iet_pr_check(req);
+	iet_scsi_hold_backing(req);
 	/*
 	 * A read's pages come now, in CmdSN order, within the byte limit:
 	 * lent by the backend where it may run now and has the data in

@@ -386,6 +386,7 @@ static void fileio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 const struct iet_backend_ops iet_fileio_ops = {
 	.name = "fileio",
 	.type = IET_LUN_FILEIO,
+	.storage = true,
 	.blocking = true,
 	.attach = fileio_attach,
 	.detach = fileio_detach,

@@ -12,6 +12,7 @@
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -139,6 +140,8 @@ struct iet_io {
 
 int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
 		    struct iet_buf *buf, u32 len, bool stable);
+int iet_backend_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
+			struct iet_buf *buf, u32 len, bool stable);
 
 /*
  * Storage behind a LUN, asynchronous at the interface: submit() starts the
@@ -167,6 +170,7 @@ struct iet_backend_ops {
 	const char *name;
 	u32 type;				/* enum iet_lun_type */
 	bool blocking;
+	bool storage;				/* a path it opens and closes */
 	int (*attach)(struct iet_lun *lun, const char *path);
 	void (*detach)(struct iet_lun *lun);
 	void (*submit)(struct iet_lun *lun, struct iet_scsi_req *req);
@@ -261,10 +265,31 @@ void iet_wgate_exit(struct iet_scsi_req *req);
 void iet_wgate_lock(struct iet_lun *lun, u64 lba, u64 nr);
 void iet_wgate_unlock(struct iet_lun *lun);
 
+/*
+ * Whether a LUN's storage is open (lun.c): it is while the target can be
+ * reached through an active portal group of its own, and only then.
+ * CLOSED -> OPEN and OPEN -> CLOSING under iet_mutex; CLOSING -> CLOSED in
+ * the LUN's close_work once the last command using it has ended.
+ */
+enum iet_backing {
+	IET_BACKING_OPEN,
+	IET_BACKING_CLOSING,
+	IET_BACKING_CLOSED,
+};
+
 struct iet_lun {
 	struct kref kref;
 	struct rcu_head rcu;
 	struct iet_target *target;		/* the LUN's target outlives it */
+	/*
+	 * Held by every command that may use the backend, from its dispatch
+	 * to its completion (iet_scsi_hold_backing()), and by each
+	 * iet_lun_io_sync(): killed to close the backing, and once it drains
+	 * close_work detaches the backend.
+	 */
+	struct percpu_ref io;
+	enum iet_backing backing;		/* READ_ONCE without iet_mutex */
+	struct work_struct close_work;
 	u32 lun;
 	u32 iomode;				/* enum iet_iomode */
 	u32 block_size;
@@ -311,6 +336,9 @@ struct iet_lun_params {
 
 struct iet_lun *iet_lun_get(struct iet_target *target, u32 lun);
 void iet_lun_put(struct iet_lun *lun);
+int iet_lun_open(struct iet_lun *lun, struct netlink_ext_ack *extack);
+bool iet_lun_close(struct iet_lun *lun);
+int iet_lun_io_hold(struct iet_lun *lun);
 int iet_lun_add(struct iet_target *target, u32 lun,
 		const struct iet_lun_params *p, struct netlink_ext_ack *extack);
 int iet_lun_del(struct iet_target *target, u32 lun);
@@ -340,6 +368,7 @@ struct iet_tpg {
 	u16 tag;			/* TPGT, 1..65535; 0: a free slot */
 	u8 state;			/* SPC-4's code: IET_ALUA_AO... */
 	bool implicit;			/* changed since made (RTPG status) */
+	bool remote;			/* another node's port: never logged into */
 	u32 sessions;			/* through it, under target->lock */
 };
 
@@ -350,8 +379,11 @@ struct iet_tpg {
 #define IET_ALUA_U		0x3
 #define IET_ALUA_T		0xf
 
-int iet_tpg_set(struct iet_target *target, u16 tag, u32 state,
+/* iet_tpg_set()'s remote: make or keep the group's kind */
+#define IET_TPG_KEEP	(-1)
+int iet_tpg_set(struct iet_target *target, u16 tag, u32 state, int remote,
 		struct netlink_ext_ack *extack);
+bool iet_tpg_active(struct iet_target *target);
 int iet_tpg_del(struct iet_target *target, u16 tag,
 		struct netlink_ext_ack *extack);
 int iet_tpg_find(struct iet_target *target, u16 tag);
@@ -380,6 +412,7 @@ struct iet_target {
 	atomic_t conn_serial;			/* names of connection threads */
 	/* Portal groups (alua.c): slots never move; tag 0 is a free one. */
 	struct iet_tpg tpgs[IET_TPGS_MAX];
+	atomic_t luns_closing;			/* backings closing; wq hears */
 };
 
 /* Serialises the control plane: netlink requests, module unload. */
@@ -716,6 +749,7 @@ struct iet_scsi_req {
 	bool blocking;			/* runs in an I/O thread */
 	bool lengthy;			/* holds it long (a copy) */
 	bool check_ua;			/* a unit attention preempts it */
+	bool holds_io;			/* a reference of lun->io */
 	u8 op_flags;			/* its iet_opcode's */
 	struct iet_io io;
 	/* The blocks it writes, for the LUN's write gate (wnr 0: none). */
@@ -781,6 +815,8 @@ void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 		      u8 protect, bool fua);
 void iet_scsi_done(struct iet_scsi_req *req);
 void iet_scsi_check_ua(struct iet_scsi_req *req);
+void iet_scsi_hold_backing(struct iet_scsi_req *req);
+void iet_scsi_release_backing(struct iet_scsi_req *req);
 void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max);
 void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq);
 void iet_scsi_invalid_field(struct iet_scsi_req *req, u32 byte, int bit);

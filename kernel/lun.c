@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Logical units: their identity, their backend, and their lifetime. */
+/*
+ * Logical units: their identity, their backend, and their lifetime; and
+ * their backing opened and closed with the target's ALUA state (alua.c).
+ */
 #include <linux/crc32c.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -42,7 +45,10 @@ static void lun_release(struct kref *kref)
 
 	/* In-flight I/O has finished: the last command held this. */
 	iet_pr_destroy(lun);
-	lun->ops->detach(lun);
+	/* Never CLOSING: close_work holds a reference until it is closed. */
+	if (lun->backing == IET_BACKING_OPEN)
+		lun->ops->detach(lun);
+	percpu_ref_exit(&lun->io);
 	/* RCU readers look the LUN up by number or name, never at these. */
 	iet_stats_free(&lun->stats);
 	kfree_rcu(lun, rcu);
@@ -51,6 +57,139 @@ static void lun_release(struct kref *kref)
 void iet_lun_put(struct iet_lun *lun)
 {
 	kref_put(&lun->kref, lun_release);
+}
+
+/*
+ * A command's (or an I/O's) hold on the LUN's backing: 0, or -ENXIO while
+ * it is closed or closing. lun->private is the backend's once this holds:
+ * the store of IET_BACKING_OPEN that follows its attach publishes it.
+ */
+int iet_lun_io_hold(struct iet_lun *lun)
+{
+	if (!percpu_ref_tryget_live(&lun->io))
+		return -ENXIO;
+	/* Pairs with the release in iet_lun_open(): private is seen. */
+	if (smp_load_acquire(&lun->backing) == IET_BACKING_OPEN)
+		return 0;
+	percpu_ref_put(&lun->io);
+	return -ENXIO;
+}
+
+/* Why a backend could not open a path, for ietadm. */
+static void attach_error(struct iet_lun *lun, int ret,
+			 struct netlink_ext_ack *extack)
+{
+	if (ret == -ENOENT)
+		NL_SET_ERR_MSG(extack, "Path does not exist");
+	else if (ret == -EACCES || ret == -EPERM || ret == -EROFS)
+		NL_SET_ERR_MSG(extack, "Path cannot be opened for writing");
+	else if (ret == -EMEDIUMTYPE)
+		NL_SET_ERR_MSG(extack,
+			       "Path cannot be opened here (a DRBD device that is not primary?)");
+	else if (ret == -ENOTBLK && lun->ops == &iet_blockio_ops)
+		NL_SET_ERR_MSG(extack, "Path is not a block device");
+	else if (ret == -ENOTBLK)
+		NL_SET_ERR_MSG(extack,
+			       "Path is not a regular file or block device");
+	else if (ret == -ENOSPC)
+		NL_SET_ERR_MSG(extack, "Path is smaller than one block");
+	else if (ret == -EBUSY)
+		NL_SET_ERR_MSG(extack,
+			       "Path is in use (mounted, or another LUN's)");
+	else if (ret == -EDOM)
+		NL_SET_ERR_MSG(extack,
+			       "BlockSize is smaller than the device's logical block size");
+	else if (ret == -EINVAL && !lun->path[0])
+		NL_SET_ERR_MSG(extack, "this LUN type needs a Path");
+}
+
+/*
+ * The last command using a closing backing has ended (from an RCU callback
+ * or a command's completion): the backend goes in process context.
+ */
+static void io_released(struct percpu_ref *ref)
+{
+	iet_queue_work(&container_of(ref, struct iet_lun, io)->close_work);
+}
+
+static void close_work(struct work_struct *work)
+{
+	struct iet_lun *lun = container_of(work, struct iet_lun, close_work);
+	struct iet_target *target = lun->target;
+	int ret = 0;
+
+	/* What a write-back LUN caches reaches its storage before it goes. */
+	if (lun->iomode != IET_IOMODE_RO)
+		ret = iet_backend_io_sync(lun, IET_IO_FLUSH, 0, NULL, 0, false);
+	if (ret)
+		pr_warn("target %u lun %u: the cache of %s could not be flushed (%d) as it closed\n",
+			target->tid, lun->lun, lun->path, ret);
+	lun->ops->detach(lun);
+	lun->private = NULL;
+	/* Pairs with iet_lun_open()'s reading: it opens what is closed. */
+	smp_store_release(&lun->backing, IET_BACKING_CLOSED);
+	pr_info("target %u lun %u: %s closed\n", target->tid, lun->lun,
+		lun->path);
+	if (atomic_dec_and_test(&target->luns_closing))
+		wake_up(&target->wq);
+	iet_lun_put(lun);
+	iet_target_put(target);
+}
+
+/*
+ * Start closing the backing of a LUN that has one open: commands that do
+ * not hold it yet no longer can, and close_work detaches it once those
+ * that do have ended. Whether it did (target->luns_closing counts it).
+ */
+bool iet_lun_close(struct iet_lun *lun)
+{
+	lockdep_assert_held(&iet_mutex);
+	if (!lun->ops->storage || lun->backing != IET_BACKING_OPEN)
+		return false;
+	WRITE_ONCE(lun->backing, IET_BACKING_CLOSING);
+	atomic_inc(&lun->target->luns_closing);
+	kref_get(&lun->kref);
+	kref_get(&lun->target->kref);
+	percpu_ref_kill(&lun->io);
+	return true;
+}
+
+/*
+ * Open a closed backing again: it may have another size now (the replica
+ * grew meanwhile), which every nexus then hears of.
+ */
+int iet_lun_open(struct iet_lun *lun, struct netlink_ext_ack *extack)
+{
+	u64 blocks = lun->blocks;
+	int ret;
+
+	lockdep_assert_held(&iet_mutex);
+	/* Pairs with close_work(): a closed backend is detached whole. */
+	switch (smp_load_acquire(&lun->backing)) {
+	case IET_BACKING_OPEN:
+		return 0;
+	case IET_BACKING_CLOSING:
+		NL_SET_ERR_MSG(extack,
+			       "a LUN's backing is still closing: commands are stuck in it");
+		return -EBUSY;
+	case IET_BACKING_CLOSED:
+		break;
+	}
+	ret = lun->ops->attach(lun, lun->path);
+	if (ret) {
+		attach_error(lun, ret, extack);
+		return ret;
+	}
+	/* Drained to zero by close_work's time, or never used. */
+	percpu_ref_reinit(&lun->io);
+	/* Pairs with iet_lun_io_hold(): who holds it sees private. */
+	smp_store_release(&lun->backing, IET_BACKING_OPEN);
+	if (lun->blocks != blocks)
+		iet_ua_add(lun->target, NULL, lun->lun, 0x2a, 0x09);
+	pr_info("target %u lun %u: %s opened, %llu blocks of %u\n",
+		lun->target->tid, lun->lun, lun->path, lun->blocks,
+		lun->block_size);
+	return 0;
 }
 
 /* REPORTED LUNS DATA HAS CHANGED, to every session of the target. */
@@ -94,6 +233,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 {
 	const char *path = p->path;
 	struct iet_lun *lun;
+	bool closed;
 	void *gone;
 	int ret;
 
@@ -135,6 +275,30 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	}
 	if (path)
 		strscpy(lun->path, path, sizeof(lun->path));
+	/*
+	 * Added while no active portal group of the target's own reaches it
+	 * (an HA pair's standby node): its backing stays closed, and it
+	 * reports the size it is given.
+	 */
+	closed = lun->ops->storage && !iet_tpg_active(target);
+	if (closed && !lun->path[0]) {
+		NL_SET_ERR_MSG(extack, "this LUN type needs a Path");
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (closed && !p->blocks) {
+		NL_SET_ERR_MSG(extack,
+			       "no portal group of the target is active: the backing stays closed, and Blocks must give its size");
+		ret = -EINVAL;
+		goto out_free;
+	}
+	INIT_WORK(&lun->close_work, close_work);
+	lun->backing = closed ? IET_BACKING_CLOSED : IET_BACKING_OPEN;
+	ret = percpu_ref_init(&lun->io, io_released,
+			      closed ? PERCPU_REF_INIT_DEAD :
+			      PERCPU_REF_ALLOW_REINIT, GFP_KERNEL);
+	if (ret)
+		goto out_free;
 	/* Stable identities even when ietd gives none. */
 	if (p->scsi_id[0])
 		strscpy(lun->scsi_id, p->scsi_id, sizeof(lun->scsi_id));
@@ -147,28 +311,10 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	else
 		strscpy(lun->scsi_sn, lun->scsi_id, sizeof(lun->scsi_sn));
 
-	ret = lun->ops->attach(lun, path);
+	ret = closed ? 0 : lun->ops->attach(lun, path);
 	if (ret) {
-		if (ret == -ENOENT)
-			NL_SET_ERR_MSG(extack, "Path does not exist");
-		else if (ret == -EACCES || ret == -EPERM || ret == -EROFS)
-			NL_SET_ERR_MSG(extack, "Path cannot be opened for writing");
-		else if (ret == -ENOTBLK && lun->ops == &iet_blockio_ops)
-			NL_SET_ERR_MSG(extack, "Path is not a block device");
-		else if (ret == -ENOTBLK)
-			NL_SET_ERR_MSG(extack,
-				       "Path is not a regular file or block device");
-		else if (ret == -ENOSPC)
-			NL_SET_ERR_MSG(extack, "Path is smaller than one block");
-		else if (ret == -EBUSY)
-			NL_SET_ERR_MSG(extack,
-				       "Path is in use (mounted, or another LUN's)");
-		else if (ret == -EDOM)
-			NL_SET_ERR_MSG(extack,
-				       "BlockSize is smaller than the device's logical block size");
-		else if (ret == -EINVAL && !path)
-			NL_SET_ERR_MSG(extack, "this LUN type needs a Path");
-		goto out_free;
+		attach_error(lun, ret, extack);
+		goto out_ref;
 	}
 	/*
 	 * ThinProvisioning=No: a fully provisioned disk whatever the storage
@@ -186,8 +332,9 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 		ret = xa_insert(&target->luns, lun_id, lun, GFP_KERNEL);
 	if (ret) {
 		iet_pr_destroy(lun);
-		lun->ops->detach(lun);
-		goto out_free;
+		if (!closed)
+			lun->ops->detach(lun);
+		goto out_ref;
 	}
 	luns_changed(target);
 	/*
@@ -197,10 +344,14 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	gone = xa_erase(&target->gone_sizes, lun_id);
 	if (gone && xa_to_value(gone) != lun->blocks)
 		iet_ua_add(target, NULL, lun_id, 0x2a, 0x09);
-	pr_info("target %u lun %u: %s %s, %llu blocks of %u\n", target->tid,
-		lun_id, lun->ops->name, lun->path, lun->blocks, lun->block_size);
+	pr_info("target %u lun %u: %s %s, %llu blocks of %u%s\n", target->tid,
+		lun_id, lun->ops->name, lun->path, lun->blocks, lun->block_size,
+		closed ? ", closed: no portal group of the target is active" :
+		"");
 	return 0;
 
+out_ref:
+	percpu_ref_exit(&lun->io);
 out_free:
 	iet_stats_free(&lun->stats);
 	kfree(lun);

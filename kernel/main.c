@@ -47,7 +47,8 @@ static void __exit iet_exit(void)
 	 */
 	iet_targets_destroy();
 	iet_cmd_wait_all();	/* commands left in the backend */
-	iet_conn_exit();	/* waits for the last connection teardown */
+	rcu_barrier();		/* a closing backing's callback queues its close */
+	iet_conn_exit();	/* waits for the last connection teardown, close */
 	iet_netlink_exit();
 	iet_procfs_exit();
 	iet_cmd_cache_exit();

@@ -93,12 +93,12 @@ static void sync_io_end(struct iet_scsi_req *req, int error)
 }
 
 /*
- * One I/O of len bytes of buf at pos, waited for: for a command that runs
- * in an I/O thread and moves data in steps of its own (VERIFY and the
- * like). Any backend, blocking or not.
+ * One I/O of len bytes of buf (NULL: a flush) at pos, waited for, on a
+ * backing that stays open meanwhile (iet_lun_io_sync(), or close_work).
+ * Any backend, blocking or not.
  */
-int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
-		    struct iet_buf *buf, u32 len, bool stable)
+int iet_backend_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
+			struct iet_buf *buf, u32 len, bool stable)
 {
 	struct sync_io *s;
 	int ret;
@@ -109,7 +109,8 @@ int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
 		return -ENOMEM;
 	init_completion(&s->done);
 	s->req.lun = lun;
-	s->req.buf = *buf;	/* the pages stay the caller's */
+	if (buf)
+		s->req.buf = *buf;	/* the pages stay the caller's */
 	s->req.io.op = op;
 	s->req.io.pos = pos;
 	s->req.io.len = len;
@@ -119,6 +120,23 @@ int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
 	wait_for_completion(&s->done);
 	ret = s->error;
 	kfree(s);
+	return ret;
+}
+
+/*
+ * One I/O of a command that runs in an I/O thread and moves data in steps
+ * of its own (VERIFY and the like), or reaches another LUN (EXTENDED
+ * COPY): -ENXIO while the LUN's backing is closed.
+ */
+int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
+		    struct iet_buf *buf, u32 len, bool stable)
+{
+	int ret = iet_lun_io_hold(lun);
+
+	if (ret)
+		return ret;
+	ret = iet_backend_io_sync(lun, op, pos, buf, len, stable);
+	percpu_ref_put(&lun->io);
 	return ret;
 }
 
@@ -308,7 +326,12 @@ const struct iet_opcode iet_sbc_opcodes[] = {
 	  .usage = { READ_6, 0x1f, 0xff, 0xff, 0xff, CONTROL } },
 	{ .op = WRITE_6, .len = 6, .timeout = RW_TIMEOUT, .parse = rw6_parse,
 	  .usage = { WRITE_6, 0x1f, 0xff, 0xff, 0xff, CONTROL } },
-	{ .op = READ_CAPACITY, .flags = IET_OP_PR_FREE,
+	/*
+	 * In every ALUA state, as LIO and SCST answer it: a standby path's
+	 * disk has its size (SPC-4 5.16.2.4.4 lets a device server support
+	 * more than the list), and a multipath map takes it.
+	 */
+	{ .op = READ_CAPACITY, .flags = IET_OP_PR_FREE | IET_OP_ALUA_ANY,
 	  .len = 10, .timeout = 10,
 	  .parse = read_capacity10_parse,
 	  .usage = { READ_CAPACITY, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0x01,
@@ -343,8 +366,8 @@ const struct iet_opcode iet_sbc_opcodes[] = {
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, GROUP,
 		     CONTROL } },
 	{ .op = SERVICE_ACTION_IN_16, .sa = SAI_READ_CAPACITY_16,
-	  .flags = IET_OP_SA | IET_OP_PR_FREE, .len = 16, .timeout = 10,
-	  .parse = read_capacity16_parse,
+	  .flags = IET_OP_SA | IET_OP_PR_FREE | IET_OP_ALUA_ANY, .len = 16,
+	  .timeout = 10, .parse = read_capacity16_parse,
 	  .usage = { SERVICE_ACTION_IN_16, 0x1f, 0xff, 0xff, 0xff, 0xff, 0xff,
 		     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
 		     CONTROL } },

@@ -208,6 +208,39 @@ void iet_scsi_check_ua(struct iet_scsi_req *req)
 		iet_scsi_sense(req, UNIT_ATTENTION, asc, ascq);
 }
 
+/*
+ * A command that may use the backend holds the LUN's backing from its
+ * dispatch to its completion, so that it never closes under it (lun.c);
+ * those SPC-4 lets through a standby group use none. Closed meanwhile (the
+ * target's active groups left that state since the command was checked),
+ * it is refused as the group's state now refuses it.
+ */
+void iet_scsi_hold_backing(struct iet_scsi_req *req)
+{
+	if (req->holds_io || !req->lun || !req->execute ||
+	    req->status != SAM_STAT_GOOD ||
+	    (req->op_flags & (IET_OP_ALUA_STANDBY | IET_OP_ALUA_ANY |
+			      IET_OP_ANY_LUN)))
+		return;
+	if (!iet_lun_io_hold(req->lun)) {
+		req->holds_io = true;
+		return;
+	}
+	iet_alua_check(req);
+	/* LOGICAL UNIT NOT ACCESSIBLE, ASYMMETRIC ACCESS STATE TRANSITION */
+	if (req->status == SAM_STAT_GOOD)
+		iet_scsi_sense(req, NOT_READY, 0x04, 0x0a);
+}
+
+/* Once its backend work is over: a closing backing may go. */
+void iet_scsi_release_backing(struct iet_scsi_req *req)
+{
+	if (req->holds_io) {
+		req->holds_io = false;
+		percpu_ref_put(&req->lun->io);
+	}
+}
+
 /* Whether the command reads or writes LUN lun: its own, or another it reaches. */
 bool iet_scsi_touches(const struct iet_scsi_req *req, u32 lun)
 {

@@ -174,6 +174,12 @@ int iet_session_add(struct iet_target *target, u64 sid, const char *initiator,
 		NL_SET_ERR_MSG(extack, "the target has no such portal group");
 		return -ENOENT;
 	}
+	if (target->tpgs[tpg].remote) {
+		mutex_unlock(&target->lock);
+		session_discard(session);
+		NL_SET_ERR_MSG(extack, "the portal group is another node's");
+		return -EINVAL;
+	}
 	session->tpgt = tpgt;
 	session->tpg = tpg;
 	target->tpgs[tpg].sessions++;

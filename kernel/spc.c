@@ -657,8 +657,9 @@ static int mode_select_execute(struct iet_scsi_req *req)
 			return 0;
 	}
 	if (old.wce && !v.wce) {
+		/* A closed backing was flushed as it closed (lun.c). */
 		ret = iet_lun_io_sync(lun, IET_IO_FLUSH, 0, &none, 0, false);
-		if (ret) {
+		if (ret && ret != -ENXIO) {
 			iet_scsi_io_error(req, IET_IO_FLUSH, ret);
 			return 0;
 		}

@@ -153,11 +153,15 @@ def test_each_state_is_announced_and_enforced(conn):
         pr_in = dict(cdb=bytes([0x5e, 0, 0, 0, 0, 0, 0, 0, 255, 0]), read=True, edtl=255)
         inquiry = dict(cdb=ri.cdb_inquiry(96), read=True, edtl=96)
         tur = dict(cdb=ri.cdb_test_unit_ready())
+        # In every state, as LIO and SCST answer it: a standby path's disk
+        # has its size, which a multipath map needs.
+        capacity = dict(cdb=ri.cdb_read_capacity10(), read=True, edtl=8)
+        capacity16 = dict(cdb=ri.cdb_read_capacity16(32), read=True, edtl=32)
         good = (ri.GOOD, None)
         for state, ascq, passes in [
-                ("standby", 0x0b, [mode_sense, pr_in, inquiry]),
-                ("unavailable", 0x0c, [inquiry]),
-                ("transitioning", 0x0a, [inquiry])]:
+                ("standby", 0x0b, [mode_sense, pr_in, inquiry, capacity, capacity16]),
+                ("unavailable", 0x0c, [inquiry, capacity, capacity16]),
+                ("transitioning", 0x0a, [inquiry, capacity, capacity16])]:
             set_state(state)
             # Every nexus hears of it, on each LU, once.
             for x in (c, other):
@@ -165,7 +169,7 @@ def test_each_state_is_announced_and_enforced(conn):
                     assert sense_of(x, ri.cdb_test_unit_ready(), lun=lun) == \
                         (ri.CHECK_CONDITION, (0x2a, 0x06)), (state, lun)
             assert groups(rtpg(c)) == [(STATES[state[0]], 0x8f, 1, 2, [1])]
-            for kw in (read, tur, mode_sense, pr_in, inquiry):
+            for kw in (read, tur, mode_sense, pr_in, inquiry, capacity, capacity16):
                 want = good if kw in passes else (ri.CHECK_CONDITION, (0x04, ascq))
                 r = c.execute(**kw)
                 assert (r.status, r.sense_triple[1:] if r.status else None) == want, \

@@ -17,7 +17,10 @@
  *
  * IET_CMD_LUN_NEW      TID, LUN, LUN_TYPE, [LUN_PATH], [LUN_IOMODE],
  *                      [LUN_SCSI_ID], [LUN_SCSI_SN], [LUN_BLOCK_SIZE],
- *                      [LUN_BLOCKS]            (LUN_BLOCKS: nullio size)
+ *                      [LUN_BLOCKS]            (nullio: its size; fileio,
+ *                                              blockio: the size reported
+ *                                              while the backing is closed,
+ *                                              needed to add one closed)
  *                      [LUN_PHYS_BLOCK_SIZE]   (default: LUN_BLOCK_SIZE)
  *                      [LUN_ROTATION_RATE]     (default: 0, not reported)
  *                      [LUN_THIN]              (default: 1)
@@ -28,9 +31,19 @@
  *                      LUN_IOMODE, LUN_SCSI_ID, LUN_SCSI_SN,
  *                      LUN_BLOCK_SIZE, LUN_BLOCKS, STATS,
  *                      LUN_PHYS_BLOCK_SIZE, LUN_ROTATION_RATE, LUN_THIN,
- *                      LUN_MODE_SELECT
- *                      (the last four as asked for, or their defaults;
- *                      a kernel older than them leaves them out)
+ *                      LUN_MODE_SELECT, [LUN_CLOSED]
+ *                      (the four before it as asked for, or their
+ *                      defaults; a kernel older than them leaves them out)
+ *
+ * A fileio or blockio LUN's backing is open while the target can be reached
+ * through one of its own portal groups (not TPG_REMOTE) in an active ALUA
+ * state (optimized or non-optimized), and closed while it cannot: the
+ * standby node of an HA pair, whose replicated device cannot be opened,
+ * serves the LUN's identity, size and ALUA states without it. A change of
+ * state that makes the target active opens every closed backing first (and
+ * fails, changing nothing, if one cannot be opened); one that leaves it
+ * inactive sets the state, then closes each backing once the commands
+ * using it have ended, flushing what it caches.
  *
  * IET_CMD_SESSION_NEW  TID, SID, INITIATOR_NAME, EXP_CMDSN, SESSION_PARAMS,
  *                      [TPGT] (the portal group it logged in through, one
@@ -63,18 +76,25 @@
  *                      of a PREEMPT or a RELEASE; kept through power loss
  *                      as the LUN's state is (APTPL)
  *
- * IET_CMD_TPG_SET      TID, TPGT, [ALUA_STATE]: a portal group of the
- *                      target (made if new, at most IET_TPGS_MAX), which is
- *                      also a target port (its relative target port
- *                      identifier is the TPGT) and a target port group of
- *                      one port (SPC-4 5.16, its ID the TPGT too), in an
- *                      ALUA state (default: active/optimized). A change of
+ * IET_CMD_TPG_SET      TID, TPGT, [ALUA_STATE], [TPG_REMOTE]: a portal
+ *                      group of the target (made if new, at most
+ *                      IET_TPGS_MAX), which is also a target port (its
+ *                      relative target port identifier is the TPGT) and a
+ *                      target port group of one port (SPC-4 5.16, its ID
+ *                      the TPGT too), in an ALUA state (default: active/
+ *                      optimized; a remote one's standby). A change of
  *                      state is an implicit transition: every I_T nexus
  *                      hears of it (ASYMMETRIC ACCESS STATE CHANGED). A
  *                      new target has portal group 1, active/optimized.
+ *                      TPG_REMOTE changes a group's kind (-EBUSY while a
+ *                      session uses it); absent, a group keeps its kind and
+ *                      a new one is the target's own. Returns once the
+ *                      backings it closes are closed (-ETIMEDOUT after 60
+ *                      seconds of commands stuck in one: the state is set,
+ *                      the backing closes when they end).
  * IET_CMD_TPG_DEL      TID, TPGT                -EBUSY while a session uses it
  * IET_CMD_TPG_GET      dump, TID required: one message per portal group:
- *                      TID, TPGT, ALUA_STATE, TPG_SESSIONS
+ *                      TID, TPGT, ALUA_STATE, TPG_SESSIONS, TPG_REMOTE
  *
  * IET_CMD_LOGOUT_REQ   TID, [TPGT | SID [CID]], LOGOUT_WAIT: asks the
  *                      initiator of each connection of the target (of the
@@ -200,6 +220,15 @@ enum iet_attr {
 	 * on or write-protects it for the others), 1 otherwise.
 	 */
 	IET_A_LUN_MODE_SELECT,
+	/*
+	 * u32, 0 or 1: a target port group of the same logical units on
+	 * another node (an HA pair's peer): REPORT TARGET PORT GROUPS lists it
+	 * with its state, no session logs in through it, and its state opens
+	 * or closes no backing here.
+	 */
+	IET_A_TPG_REMOTE,
+	/* flag: the LUN's backing is closed (or closing): see LUN_NEW */
+	IET_A_LUN_CLOSED,
 	__IET_A_MAX
 };
 
