@@ -357,7 +357,8 @@ bool config_same_groups(const struct config *a, const struct config *b)
 	for (i = 0; i < a->nr_groups; i++) {
 		const struct portal_group *x = &a->groups[i], *y = &b->groups[i];
 
-		if (x->tag != y->tag || x->nr_portals != y->nr_portals)
+		if (x->tag != y->tag || x->remote != y->remote ||
+		    x->nr_portals != y->nr_portals)
 			return false;
 		for (j = 0; j < x->nr_portals; j++)
 			if (x->portals[j].port != y->portals[j].port ||
@@ -1124,32 +1125,61 @@ static bool same_portal(const struct portal_addr *a,
 	       (!strcmp(a->addr, b->addr) || !a->addr[0] || !b->addr[0]);
 }
 
-/* "PortalGroup TAG PORTAL [PORTAL ...]" */
+/*
+ * The group of "PortalGroup TAG PORTAL [PORTAL ...]" or "RemotePortalGroup
+ * TAG" (key), its tag read from rest, its portals still to come (save).
+ */
+static int new_group(struct parser *p, const char *key, char *rest,
+		     char **save, struct portal_group **out)
+{
+	struct config *cfg = p->cfg;
+	struct portal_group *g;
+	uint64_t tag;
+	char *tok;
+
+	tok = strtok_r(rest, " \t", save);
+	if (!tok)
+		return fail(p, key, "missing tag");
+	if (parse_number(tok, &tag) || tag < 1 || tag > 65535)
+		return fail(p, key, "\"%.32s\" is not a tag 1..65535", tok);
+	g = (struct portal_group *)config_group(cfg, (uint16_t)tag);
+	if (g)
+		return fail(p, key, "%u already defined on line %u",
+			    (unsigned int)tag, g->line);
+	if (cfg->nr_groups == IET_TPGS_MAX)
+		return fail(p, key, "more than %d portal groups", IET_TPGS_MAX);
+	g = &cfg->groups[cfg->nr_groups];
+	memset(g, 0, sizeof(*g));
+	g->tag = (uint16_t)tag;
+	g->line = p->line;
+	*out = g;
+	return 0;
+}
+
+static int do_remote_group(struct parser *p, char *rest)
+{
+	struct portal_group *g;
+	char *save = NULL;
+
+	if (new_group(p, "RemotePortalGroup", rest, &save, &g))
+		return -EINVAL;
+	if (strtok_r(NULL, " \t", &save))
+		return fail(p, "RemotePortalGroup",
+			    "takes a tag only: the other node's portals are its own");
+	g->remote = true;
+	p->cfg->nr_groups++;
+	return 0;
+}
+
 static int do_portal_group(struct parser *p, char *rest)
 {
 	struct config *cfg = p->cfg;
 	struct portal_group *g;
 	char *tok, *save = NULL, what[256];
-	uint64_t tag;
 	size_t i, j;
 
-	tok = strtok_r(rest, " \t", &save);
-	if (!tok)
-		return fail(p, "PortalGroup", "missing tag");
-	if (parse_number(tok, &tag) || tag < 1 || tag > 65535)
-		return fail(p, "PortalGroup", "\"%.32s\" is not a tag 1..65535",
-			    tok);
-	g = (struct portal_group *)config_group(cfg, (uint16_t)tag);
-	if (g)
-		return fail(p, "PortalGroup", "%u already defined on line %u",
-			    (unsigned int)tag, g->line);
-	if (cfg->nr_groups == IET_TPGS_MAX)
-		return fail(p, "PortalGroup", "more than %d portal groups",
-			    IET_TPGS_MAX);
-	g = &cfg->groups[cfg->nr_groups];
-	memset(g, 0, sizeof(*g));
-	g->tag = (uint16_t)tag;
-	g->line = p->line;
+	if (new_group(p, "PortalGroup", rest, &save, &g))
+		return -EINVAL;
 	while ((tok = strtok_r(NULL, " \t", &save))) {
 		struct portal_addr pa;
 
@@ -1335,10 +1365,13 @@ static int do_line(struct parser *p, char *l)
 		return do_user(p, "OutgoingUser", rest, false);
 	if (!p->cur && !strcasecmp(key, "PortalGroup"))
 		return do_portal_group(p, rest);
+	if (!p->cur && !strcasecmp(key, "RemotePortalGroup"))
+		return do_remote_group(p, rest);
 	if (!p->cur)
 		return do_global(p, key, rest);
 	if (!strcasecmp(key, "iSNSServer") ||
 	    !strcasecmp(key, "PortalGroup") ||
+	    !strcasecmp(key, "RemotePortalGroup") ||
 	    !strcasecmp(key, "iSNSAccessControl") ||
 	    !strcasecmp(key, "MetricsFile") ||
 	    !strcasecmp(key, "MetricsInterval") ||
@@ -1437,6 +1470,12 @@ int config_parse_flags(const char *buf, size_t len, const char *file,
 	}
 	if (end_target(&p) || check_all_secrets(&p))
 		goto fail;
+	if (config_remote_groups(cfg) == cfg->nr_groups && cfg->nr_groups) {
+		p.line = cfg->groups[0].line;
+		fail(&p, "RemotePortalGroup",
+		     "needs this node's own PortalGroup lines too: which portals are here");
+		goto fail;
+	}
 	if (cfg->isns_access_control && !cfg->isns_server[0]) {
 		p.line = p.isns_ac_line;
 		fail(&p, "iSNSAccessControl",

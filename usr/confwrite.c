@@ -145,6 +145,8 @@ static int write_group(const struct portal_group *g, struct textbuf *out)
 	char line[16 + PORTALS_PER_GROUP * 56], *p = line;
 	size_t i;
 
+	if (g->remote)
+		return put(out, "RemotePortalGroup %u", g->tag);
 	p += snprintf(p, sizeof(line), "PortalGroup %u", g->tag);
 	for (i = 0; i < g->nr_portals; i++) {
 		*p++ = ' ';

@@ -13,6 +13,7 @@
 #include <linux/netlink.h>
 #include <libmnl/libmnl.h>
 
+#include "backing.h"
 #include "kernel.h"
 #include "kmsg.h"
 #include "kreply.h"
@@ -385,8 +386,20 @@ int kernel_target_del(uint32_t tid)
 
 int kernel_lun_new(uint32_t tid, const struct lun_conf *lun)
 {
+	struct lun_conf sized;
 	reqbuf buf;
 
+	/*
+	 * The size it reports while its backing stays closed (no active
+	 * portal group here: an HA pair's standby node), as the path has it
+	 * now; the kernel takes the backing's own once it opens.
+	 */
+	if (lun->type != IET_LUN_NULLIO && !lun->blocks) {
+		sized = *lun;
+		if (!backing_blocks(lun->path, lun->block_size ?: 512,
+				    &sized.blocks))
+			lun = &sized;
+	}
 	return send_built(kmsg_lun_new(&buf, sizeof(buf), to(), tid, lun), &buf,
 			  NULL, NULL);
 }
@@ -421,12 +434,12 @@ int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all)
 			  &buf, NULL, NULL);
 }
 
-int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state)
+int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state, int remote)
 {
 	reqbuf buf;
 
 	return send_built(kmsg_tpg_set(&buf, sizeof(buf), to(), tid, tag,
-				       state), &buf, NULL, NULL);
+				       state, remote), &buf, NULL, NULL);
 }
 
 int kernel_tpg_del(uint32_t tid, uint16_t tag)

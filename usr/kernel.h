@@ -37,6 +37,7 @@ struct ksession {
 struct klun {
 	struct lun_conf conf;
 	struct kstats stats;
+	bool closed;			/* its backing (no active group here) */
 };
 
 /* A portal group of a target: a target port and its ALUA state. */
@@ -44,6 +45,7 @@ struct ktpg {
 	uint16_t tag;
 	uint32_t state;			/* enum iet_alua_state */
 	uint32_t sessions;
+	bool remote;			/* another node's (RemotePortalGroup) */
 };
 
 struct ktarget {
@@ -160,7 +162,13 @@ int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all);
  * Make a portal group of a target if it is new, and set its ALUA state
  * unless state is IET_ALUA_UNSPEC; delete one no session uses.
  */
-int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state);
+/*
+ * state IET_ALUA_UNSPEC: the one it has (a new group: active/optimized, a
+ * remote one standby); remote TPG_KIND_KEEP: the kind it has (a new
+ * group: this node's), else 0 (this node's) or 1 (another's).
+ */
+#define TPG_KIND_KEEP	(-1)
+int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state, int remote);
 int kernel_tpg_del(uint32_t tid, uint16_t tag);
 
 /*

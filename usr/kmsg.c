@@ -199,7 +199,7 @@ int kmsg_pr_clear(void *buf, size_t len, const struct kmsg_to *to,
 }
 
 int kmsg_tpg_set(void *buf, size_t len, const struct kmsg_to *to,
-		 uint32_t tid, uint16_t tag, uint32_t state)
+		 uint32_t tid, uint16_t tag, uint32_t state, int remote)
 {
 	struct mb m;
 
@@ -208,6 +208,8 @@ int kmsg_tpg_set(void *buf, size_t len, const struct kmsg_to *to,
 	put_u32(&m, IET_A_TPGT, tag);
 	if (state != IET_ALUA_UNSPEC)
 		put_u32(&m, IET_A_ALUA_STATE, state);
+	if (remote >= 0)
+		put_u32(&m, IET_A_TPG_REMOTE, !!remote);
 	return done(&m);
 }
 

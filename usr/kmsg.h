@@ -80,8 +80,9 @@ int kmsg_pr_get(void *buf, size_t len, const struct kmsg_to *to,
 int kmsg_pr_clear(void *buf, size_t len, const struct kmsg_to *to,
 		  uint32_t tid, uint32_t lun, uint32_t clear);
 /* state: enum iet_alua_state, IET_ALUA_UNSPEC to leave it */
+/* remote < 0: the group's kind stays (kernel.h's TPG_KIND_KEEP) */
 int kmsg_tpg_set(void *buf, size_t len, const struct kmsg_to *to,
-		 uint32_t tid, uint16_t tag, uint32_t state);
+		 uint32_t tid, uint16_t tag, uint32_t state, int remote);
 int kmsg_tpg_del(void *buf, size_t len, const struct kmsg_to *to,
 		 uint32_t tid, uint16_t tag);
 /*

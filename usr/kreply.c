@@ -230,6 +230,7 @@ int kreply_lun(const struct nlmsghdr *nlh, struct ktarget *t)
 		l->conf.mode_select = lun_mode_select_of(&l->conf,
 			get_u32(tb[IET_A_LUN_MODE_SELECT]));
 	get_stats(tb[IET_A_STATS], &l->stats);
+	l->closed = valid(tb[IET_A_LUN_CLOSED], MNL_TYPE_FLAG);
 	return 0;
 }
 
@@ -297,6 +298,7 @@ int kreply_tpg(const struct nlmsghdr *nlh, struct ktarget *t)
 	g->tag = (uint16_t)get_u32(tb[IET_A_TPGT]);
 	g->state = get_u32(tb[IET_A_ALUA_STATE]);
 	g->sessions = get_u32(tb[IET_A_TPG_SESSIONS]);
+	g->remote = get_u32(tb[IET_A_TPG_REMOTE]);
 	return 0;
 }
 

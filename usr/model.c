@@ -416,3 +416,12 @@ uint32_t lun_phys_block_size(const struct lun_conf *lun)
 {
 	return lun->phys_block_size ? lun->phys_block_size : lun->block_size;
 }
+
+size_t config_remote_groups(const struct config *cfg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < cfg->nr_groups; i++)
+		n += cfg->groups[i].remote;
+	return n;
+}

@@ -151,10 +151,13 @@ struct portal_addr {
 /*
  * A portal group (ietd.conf "PortalGroup TAG ADDRESS[:PORT] ..."): every
  * target is offered through each, and each is a SCSI target port and an
- * ALUA target port group of every target.
+ * ALUA target port group of every target. A remote one
+ * ("RemotePortalGroup TAG") is the other node's of an HA pair: no portal
+ * here, reported by REPORT TARGET PORT GROUPS with the state ietadm gives.
  */
 struct portal_group {
 	uint16_t tag;			/* TPGT, 1..65535 */
+	bool remote;
 	struct portal_addr portals[PORTALS_PER_GROUP];
 	size_t nr_portals;
 	unsigned int line;
@@ -195,6 +198,8 @@ void config_free(struct config *cfg);
 /* Deep copy of everything; -ENOMEM leaves dst empty. */
 int config_copy(struct config *dst, const struct config *src);
 
+/* How many of its portal groups are another node's (RemotePortalGroup). */
+size_t config_remote_groups(const struct config *cfg);
 /* Lookups: names compare case-insensitively, as iSCSI names do. */
 struct target_conf *config_target_by_name(const struct config *cfg,
 					  const char *name);

@@ -49,9 +49,10 @@ void tpg_text(struct textbuf *out, const struct ktarget *kt)
 	size_t i;
 
 	for (i = 0; i < kt->nr_tpgs; i++)
-		out_line(out, "PortalGroup=%u,State=%s,Sessions=%u",
+		out_line(out, "PortalGroup=%u,State=%s,Sessions=%u%s",
 			 kt->tpgs[i].tag, alua_state_name(kt->tpgs[i].state),
-			 kt->tpgs[i].sessions);
+			 kt->tpgs[i].sessions,
+			 kt->tpgs[i].remote ? ",Remote=Yes" : "");
 }
 
 void tpg_json(struct jw *j, const struct ktarget *kt)
@@ -64,6 +65,7 @@ void tpg_json(struct jw *j, const struct ktarget *kt)
 		jw_u64(j, "tag", kt->tpgs[i].tag);
 		jw_str(j, "state", alua_state_name(kt->tpgs[i].state));
 		jw_u64(j, "sessions", kt->tpgs[i].sessions);
+		jw_bool(j, "remote", kt->tpgs[i].remote);
 		jw_end(j, '}');
 	}
 	jw_end(j, ']');
@@ -158,7 +160,7 @@ int tpg_update(struct runtime *rt, const struct ctl_req *req, char *err,
 	ret = has_tpg(t->tid, (uint16_t)r.tag, err, errlen);
 	if (ret)
 		return ret;
-	ret = kernel_tpg_set(t->tid, (uint16_t)r.tag, r.state);
+	ret = kernel_tpg_set(t->tid, (uint16_t)r.tag, r.state, TPG_KIND_KEEP);
 	if (ret)
 		return kernel_failed(ret, err, errlen,
 				     "target %u portal group %ld: setting its state",

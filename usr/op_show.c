@@ -109,6 +109,8 @@ static void lun_text(struct textbuf *out, const struct klun *kl)
 	out_line(out, "ThinProvisioning=%s", l->thin_off ? "No" : "Yes");
 	out_line(out, "ModeSelect=%s", lun_mode_select(l) ? "Yes" : "No");
 	out_line(out, "Blocks=%llu", (unsigned long long)l->blocks);
+	if (l->type != IET_LUN_NULLIO)
+		out_line(out, "Backing=%s", kl->closed ? "closed" : "open");
 	stats_text(out, &kl->stats);
 }
 
@@ -244,6 +246,8 @@ static void lun_json_open(struct jw *j, const struct klun *kl, bool full)
 	jw_u64(j, "rotation_rate", l->rotation_rate);
 	jw_bool(j, "thin_provisioning", !l->thin_off);
 	jw_u64(j, "blocks", l->blocks);
+	if (l->type != IET_LUN_NULLIO)
+		jw_bool(j, "backing_open", !kl->closed);
 	stats_json(j, &kl->stats, full);
 }
 

@@ -202,26 +202,63 @@ static int take_kernel_luns(struct target_conf *t, const struct ktarget *kt)
 	return 0;
 }
 
-/* The tags every target should have: the PortalGroup lines', or 1. */
-static size_t wanted_groups(const struct config *cfg, uint16_t *tags)
+/* The groups every target should have: the PortalGroup lines', or 1. */
+static size_t wanted_groups(const struct config *cfg,
+			    struct portal_group *want)
 {
 	size_t i;
 
 	if (!cfg->nr_groups) {
-		tags[0] = 1;
+		memset(want, 0, sizeof(*want));
+		want[0].tag = 1;
 		return 1;
 	}
 	for (i = 0; i < cfg->nr_groups; i++)
-		tags[i] = cfg->groups[i].tag;
+		want[i] = cfg->groups[i];
 	return cfg->nr_groups;
 }
 
-static bool has_tag(const uint16_t *tags, size_t n, uint16_t tag)
+static const struct ktpg *find_group(const struct ktpg *have, size_t n,
+				     uint16_t tag)
 {
 	while (n--)
-		if (tags[n] == tag)
+		if (have[n].tag == tag)
+			return &have[n];
+	return NULL;
+}
+
+static bool wants_tag(const struct portal_group *want, size_t n, uint16_t tag)
+{
+	while (n--)
+		if (want[n].tag == tag)
 			return true;
 	return false;
+}
+
+/*
+ * The state a group of the configuration starts in where it is new (or
+ * changes kind): a node of an HA pair (a RemotePortalGroup line) claims
+ * nothing until its cluster manager says so, and its LUNs' backings stay
+ * closed meanwhile; a single node's groups are active/optimized.
+ */
+static uint32_t initial_state(const struct config *cfg,
+			      const struct portal_group *g)
+{
+	if (g->remote || config_remote_groups(cfg))
+		return IET_ALUA_STANDBY;
+	return IET_ALUA_ACTIVE_OPTIMIZED;
+}
+
+/*
+ * Whether a group the target has already must be set: of the other kind
+ * than configured, or the one a target is made with (active/optimized)
+ * where the configuration wants it to start otherwise.
+ */
+static bool group_differs(const struct config *cfg, const struct ktpg *h,
+			  const struct portal_group *g, bool made)
+{
+	return h->remote != g->remote ||
+	       (made && initial_state(cfg, g) != IET_ALUA_ACTIVE_OPTIMIZED);
 }
 
 /*
@@ -231,53 +268,66 @@ static bool has_tag(const uint16_t *tags, size_t n, uint16_t tag)
 static int sync_groups(struct builder *b, const struct ktarget *kt,
 		       uint32_t tid, const char *name)
 {
-	uint16_t want[IET_TPGS_MAX], have[IET_TPGS_MAX];
-	size_t nw = wanted_groups(&b->p->result, want), nh = 0, i;
+	const struct config *cfg = &b->p->result;
+	struct portal_group want[IET_TPGS_MAX];
+	struct ktpg have[IET_TPGS_MAX] = { { .tag = 1,
+					     .state = IET_ALUA_ACTIVE_OPTIMIZED } };
+	size_t nw = wanted_groups(cfg, want), nh = 1, i;
+	const struct ktpg *h;
 	struct plan_step *s;
 
-	if (!kt) {
-		have[nh++] = 1;
-	} else if (!kt->nr_tpgs) {
-		/* A module without groups: it has group 1 and no other. */
-		have[nh++] = 1;
-	} else {
-		for (i = 0; i < kt->nr_tpgs; i++)
-			have[nh++] = kt->tpgs[i].tag;
+	/* A module without groups reports none: it has group 1 and no other. */
+	if (kt && kt->nr_tpgs) {
+		nh = kt->nr_tpgs;
+		memcpy(have, kt->tpgs, nh * sizeof(have[0]));
 	}
 	for (i = 0; i < nw; i++) {
-		if (has_tag(have, nh, want[i]))
+		h = find_group(have, nh, want[i].tag);
+		if (h && !group_differs(cfg, h, &want[i], !kt))
 			continue;
 		s = add_step(b, kt ? STEP_TPG_NEW : STEP_TARGET_NEW, tid, name);
 		if (!s)
 			return -ENOMEM;
 		s->op = STEP_TPG_NEW;
-		s->tpgt = want[i];
+		s->tpgt = want[i].tag;
+		s->tpg_remote = want[i].remote;
+		s->tpg_state = initial_state(cfg, &want[i]);
+		if (h) {
+			s->tpg_existed = true;
+			s->old_tpg_remote = h->remote;
+			s->old_tpg_state = h->state;
+		}
 	}
 	for (i = 0; i < nh; i++) {
-		if (has_tag(want, nw, have[i]))
+		if (wants_tag(want, nw, have[i].tag))
 			continue;
 		s = add_step(b, kt ? STEP_TPG_DEL : STEP_TARGET_NEW, tid, name);
 		if (!s)
 			return -ENOMEM;
 		s->op = STEP_TPG_DEL;
-		s->tpgt = have[i];
+		s->tpgt = have[i].tag;
+		s->old_tpg_remote = have[i].remote;
+		s->old_tpg_state = have[i].state;
 		/* Its portals are no longer served: its sessions are let go. */
 		if (kt && kt->nr_tpgs)
-			s->sessions = kt->tpgs[i].sessions;
+			s->sessions = have[i].sessions;
 	}
 	return 0;
 }
 
 int apply_target_groups(uint32_t tid, const struct config *cfg)
 {
-	uint16_t want[IET_TPGS_MAX];
+	struct portal_group want[IET_TPGS_MAX];
 	size_t nw = wanted_groups(cfg, want), i;
 	int ret = 0;
 
 	for (i = 0; i < nw && !ret; i++)
-		if (want[i] != 1)
-			ret = kernel_tpg_set(tid, want[i], IET_ALUA_UNSPEC);
-	if (!ret && !has_tag(want, nw, 1))
+		if (want[i].tag != 1 || want[i].remote ||
+		    initial_state(cfg, &want[i]) != IET_ALUA_ACTIVE_OPTIMIZED)
+			ret = kernel_tpg_set(tid, want[i].tag,
+					     initial_state(cfg, &want[i]),
+					     want[i].remote);
+	if (!ret && !wants_tag(want, nw, 1))
 		ret = kernel_tpg_del(tid, 1);
 	return ret;
 }
@@ -565,7 +615,8 @@ static int do_step(const struct plan_step *s)
 	case STEP_TARGET_SET:
 		return apply_target_params(s->tid, s->tparams, s->keys);
 	case STEP_TPG_NEW:
-		return kernel_tpg_set(s->tid, s->tpgt, IET_ALUA_UNSPEC);
+		return kernel_tpg_set(s->tid, s->tpgt, s->tpg_state,
+				      s->tpg_remote);
 	case STEP_TPG_DEL:
 		/*
 		 * Its portals are no longer served: multipath initiators are
@@ -599,11 +650,16 @@ static void undo_step(const struct plan_step *s)
 		apply_target_params(s->tid, s->old_tparams, s->old_keys);
 		break;
 	case STEP_TPG_NEW:
-		kernel_tpg_del(s->tid, s->tpgt);
+		if (s->tpg_existed)
+			kernel_tpg_set(s->tid, s->tpgt, s->old_tpg_state,
+				       s->old_tpg_remote);
+		else
+			kernel_tpg_del(s->tid, s->tpgt);
 		break;
 	case STEP_TPG_DEL:
 		if (!tpg_retire_cancel(s->tid, s->tpgt))
-			kernel_tpg_set(s->tid, s->tpgt, IET_ALUA_UNSPEC);
+			kernel_tpg_set(s->tid, s->tpgt, s->old_tpg_state,
+				       s->old_tpg_remote);
 		break;
 	case STEP_LUN_NEW:
 		kernel_lun_del(s->tid, s->lun.lun);
@@ -634,8 +690,10 @@ static void step_text(const struct plan_step *s, char *buf, size_t len)
 			 s->name, s->what);
 		break;
 	case STEP_TPG_NEW:
-		snprintf(buf, len, "tid %u %s: add portal group %u", s->tid,
-			 s->name, s->tpgt);
+		snprintf(buf, len, "tid %u %s: %s portal group %u%s%s", s->tid,
+			 s->name, s->tpg_existed ? "set" : "add", s->tpgt,
+			 s->tpg_remote ? ", another node's" : "",
+			 s->tpg_state == IET_ALUA_STANDBY ? ", standby" : "");
 		break;
 	case STEP_TPG_DEL:
 		snprintf(buf, len, "tid %u %s: remove portal group %u%s", s->tid,

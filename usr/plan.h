@@ -54,6 +54,17 @@ struct plan_step {
 	struct lun_conf lun;		/* LUN_NEW: new; LUN_DEL: old */
 	uint16_t tpgt;			/* TPG_NEW, TPG_DEL */
 	uint32_t sessions;		/* TPG_DEL: of the group, let go */
+	/*
+	 * TPG_NEW: the group's kind (0 this node's, 1 another's) and state
+	 * (IET_ALUA_UNSPEC: the kernel's default); of a group the target has
+	 * already (the one it was made with, or of the other kind), what it
+	 * was, to undo.
+	 */
+	int tpg_remote;
+	uint32_t tpg_state;
+	bool tpg_existed;
+	bool old_tpg_remote;
+	uint32_t old_tpg_state;
 	struct lun_conf *old_luns;	/* TARGET_DEL */
 	size_t nr_old_luns;
 	char what[256];			/* for TARGET_SET: the keys changed */

@@ -686,7 +686,7 @@ int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all)
 	return done(c, 0, NULL);
 }
 
-int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state)
+int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state, int remote)
 {
 	struct fake_call *c = record(F_TPG_SET);
 	int err = injected(F_TPG_SET);
@@ -696,6 +696,7 @@ int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state)
 	c->tid = tid;
 	c->tpgt = tag;
 	c->alua_state = state;
+	c->tpg_remote = remote;
 	if (err)
 		return done(c, err, NULL);
 	t = find_target(tid);
@@ -708,7 +709,13 @@ int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state)
 		g = &t->tpgs[t->nr_tpgs++];
 		memset(g, 0, sizeof(*g));
 		g->tag = tag;
-		g->state = IET_ALUA_ACTIVE_OPTIMIZED;
+		g->remote = remote == 1;
+		g->state = g->remote ? IET_ALUA_STANDBY :
+			   IET_ALUA_ACTIVE_OPTIMIZED;
+	} else if (remote != TPG_KIND_KEEP && !!remote != g->remote) {
+		if (g->sessions)
+			return done(c, -EBUSY, "sessions use the portal group");
+		g->remote = remote;
 	}
 	if (state != IET_ALUA_UNSPEC)
 		g->state = state;

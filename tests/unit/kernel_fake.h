@@ -48,6 +48,7 @@ struct fake_call {
 	bool pr_all;			/* PR_CLEAR: registrations too */
 	uint16_t tpgt;			/* TPG_SET, TPG_DEL */
 	uint32_t alua_state;		/* TPG_SET */
+	int tpg_remote;			/* TPG_SET: TPG_KIND_KEEP, 0 or 1 */
 	int logout_cid;			/* LOGOUT_REQ: -1 every connection */
 	uint32_t logout_wait;		/* LOGOUT_REQ */
 };

@@ -1080,6 +1080,47 @@ TEST(config_error_portal_groups)
 	      "ietd.conf:2: PortalGroup: ", "global section");
 }
 
+TEST(config_reads_the_other_nodes_portal_group)
+{
+	struct config cfg;
+	const struct portal_group *g;
+
+	REQUIRE(parse("PortalGroup 1 192.0.2.1\n"
+		      "remoteportalgroup 2\n"
+		      "Target iqn.2001-04.com.example:t\n", &cfg) == 0);
+	REQUIRE_EQ(cfg.nr_groups, 2);
+	CHECK_EQ(config_remote_groups(&cfg), 1);
+	CHECK(!config_group(&cfg, 1)->remote);
+	g = config_group(&cfg, 2);
+	REQUIRE(g != NULL);
+	CHECK(g->remote);
+	CHECK_EQ(g->nr_portals, 0);
+	CHECK_EQ(g->line, 2);
+	config_free(&cfg);
+}
+
+TEST(config_error_remote_portal_groups)
+{
+	FAILS("PortalGroup 1 192.0.2.1\nRemotePortalGroup\n",
+	      "ietd.conf:2: RemotePortalGroup: ", "missing tag");
+	FAILS("PortalGroup 1 192.0.2.1\nRemotePortalGroup 0\n",
+	      "ietd.conf:2: RemotePortalGroup: ", "tag 1..65535");
+	/* Its portals are the other node's: none is named here. */
+	FAILS("PortalGroup 1 192.0.2.1\nRemotePortalGroup 2 192.0.2.2\n",
+	      "ietd.conf:2: RemotePortalGroup: ", "takes a tag only");
+	/* One tag, one group, whichever node it is on. */
+	FAILS("PortalGroup 1 192.0.2.1\nRemotePortalGroup 1\n",
+	      "ietd.conf:2: RemotePortalGroup: ", "already defined on line 1");
+	FAILS("RemotePortalGroup 2\nPortalGroup 2 192.0.2.1\n",
+	      "ietd.conf:2: PortalGroup: ", "already defined on line 1");
+	/* Without a group of its own ietd would listen nowhere. */
+	FAILS("RemotePortalGroup 2\n", "ietd.conf:1: RemotePortalGroup: ",
+	      "needs this node's own PortalGroup lines");
+	FAILS("PortalGroup 1 192.0.2.1\nTarget iqn.2001-04.com.example:t\n"
+	      "\tRemotePortalGroup 2\n",
+	      "ietd.conf:3: RemotePortalGroup: ", "global section");
+}
+
 TEST(config_allows_sixteen_portal_groups_and_no_more)
 {
 	char text[4096], *p = text;

@@ -681,3 +681,26 @@ TEST(confwrite_keeps_portal_groups)
 	config_free(&a);
 	config_free(&b);
 }
+
+TEST(confwrite_keeps_the_other_nodes_portal_group)
+{
+	static const char text[] =
+		"PortalGroup 1 192.0.2.1\n"
+		"RemotePortalGroup 2\n";
+	struct config a, b;
+	char *out;
+
+	REQUIRE(config_parse(text, strlen(text), "f", &a, err,
+			     sizeof(err)) == 0);
+	out = write_text(&a, 0);
+	CHECK_CONTAINS(out, text);
+	REQUIRE(config_parse(out, strlen(out), "saved", &b, err,
+			     sizeof(err)) == 0);
+	CHECK(config_same_groups(&a, &b));
+	/* The same tag of the other kind is another set. */
+	b.groups[1].remote = false;
+	CHECK(!config_same_groups(&a, &b));
+	free(out);
+	config_free(&a);
+	config_free(&b);
+}

@@ -47,6 +47,7 @@ static const struct {
 	[IET_A_TPGT] = { MNL_TYPE_U32, 0 },
 	[IET_A_ALUA_STATE] = { MNL_TYPE_U32, 0 },
 	[IET_A_LOGOUT_WAIT] = { MNL_TYPE_U32, 0 },
+	[IET_A_TPG_REMOTE] = { MNL_TYPE_U32, 0 },
 };
 
 /* A request taken apart: its header fields and each attribute. */
@@ -462,6 +463,34 @@ TEST(kmsg_logout_request_names_only_its_scope)
 	REQUIRE(parse(buf, KMSG_MAX, &r));
 	CHECK_EQ(attrs(&r), 3);
 	CHECK(!r.tb[IET_A_CID]);
+	free(buf);
+}
+
+TEST(kmsg_tpg_set_says_a_groups_kind_only_when_asked_to)
+{
+	char *buf = exact(KMSG_MAX);
+	struct req r;
+
+	/* ietadm's state change: the group keeps its kind. */
+	REQUIRE_EQ(kmsg_tpg_set(buf, KMSG_MAX, &TO, 3, 2, IET_ALUA_STANDBY,
+				-1), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(r.cmd, IET_CMD_TPG_SET);
+	CHECK_EQ(attrs(&r), 3);
+	CHECK_EQ(u32_of(&r, IET_A_TPGT), 2);
+	CHECK_EQ(u32_of(&r, IET_A_ALUA_STATE), IET_ALUA_STANDBY);
+	CHECK(!r.tb[IET_A_TPG_REMOTE]);
+	/* A plan's: the other node's, in the kernel's default state. */
+	REQUIRE_EQ(kmsg_tpg_set(buf, KMSG_MAX, &TO, 3, 2, IET_ALUA_UNSPEC, 1),
+		   0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(attrs(&r), 3);
+	CHECK(!r.tb[IET_A_ALUA_STATE]);
+	CHECK_EQ(u32_of(&r, IET_A_TPG_REMOTE), 1);
+	REQUIRE_EQ(kmsg_tpg_set(buf, KMSG_MAX, &TO, 3, 2, IET_ALUA_UNSPEC, 0),
+		   0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(u32_of(&r, IET_A_TPG_REMOTE), 0);
 	free(buf);
 }
 

@@ -149,6 +149,12 @@ TEST(kreply_lun_reads_every_field_past_a_pad_attribute)
 	CHECK_EQ(t->luns[0].stats.read_bytes, 1ull << 33);
 	CHECK_EQ(t->luns[0].stats.write_bytes, 12);
 	CHECK_EQ(t->luns[0].stats.errors, 1);
+	CHECK(!t->luns[0].closed);
+	/* Its backing closed: the kernel says so with a flag. */
+	mnl_attr_put(nlh, IET_A_LUN_CLOSED, 0, NULL);
+	REQUIRE_EQ(kreply_lun(nlh, t), 0);
+	REQUIRE_EQ(t->nr_luns, 2);
+	CHECK(t->luns[1].closed);
 	kstate_free(&st);
 }
 
@@ -554,6 +560,16 @@ TEST(kreply_tpg_reads_portal_groups_up_to_the_limit)
 	CHECK_EQ(t->tpgs[3].tag, 13);
 	CHECK_EQ(t->tpgs[3].state, IET_ALUA_STANDBY);
 	CHECK_EQ(t->tpgs[3].sessions, 3);
+	CHECK(!t->tpgs[3].remote);
+	/* Another node's, as a kernel with HA pairs says. */
+	t->nr_tpgs = 0;
+	nlh = start(&m, FAMILY, IET_CMD_TPG_GET);
+	mnl_attr_put_u32(nlh, IET_A_TID, 2);
+	mnl_attr_put_u32(nlh, IET_A_TPGT, 2);
+	mnl_attr_put_u32(nlh, IET_A_TPG_REMOTE, 1);
+	REQUIRE_EQ(kreply_tpg(nlh, t), 0);
+	REQUIRE_EQ(t->nr_tpgs, 1);
+	CHECK(t->tpgs[0].remote);
 	/* Without a TPGT it is not a group. */
 	t->nr_tpgs = 0;
 	nlh = start(&m, FAMILY, IET_CMD_TPG_GET);

@@ -1276,7 +1276,9 @@ TEST(ops_update_sets_a_portal_groups_alua_state_and_show_gives_it)
 	CHECK_EQ(fake_last(F_TPG_SET)->alua_state, IET_ALUA_STANDBY);
 	REQUIRE(op(&f, (struct rq){ "show", CTL_F_TID | CTL_F_JSON, 1 }) == 0);
 	CHECK_CONTAINS(f.out.buf, "\"portal_groups\":[{\"tag\":1,\"state\":"
-		       "\"standby\",\"sessions\":0}]");
+		       "\"standby\",\"sessions\":0,\"remote\":false}]");
+	/* The group keeps its kind: ietadm changes states only. */
+	CHECK_EQ(fake_last(F_TPG_SET)->tpg_remote, TPG_KIND_KEEP);
 	/* The short names do too, in any case. */
 	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID, 1,
 			.params = "State=AN,PortalGroup=1" }) == 0);

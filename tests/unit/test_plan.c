@@ -673,6 +673,105 @@ TEST(plan_undone_keeps_a_group_that_was_going)
 	config_free(&model);
 }
 
+static const struct ktpg *kernel_group(uint32_t tid, uint16_t tag)
+{
+	const struct kstate *st = fake_state();
+	size_t i, j;
+
+	for (i = 0; i < st->nr_targets; i++)
+		for (j = 0; st->targets[i].tid == tid &&
+			    j < st->targets[i].nr_tpgs; j++)
+			if (st->targets[i].tpgs[j].tag == tag)
+				return &st->targets[i].tpgs[j];
+	return NULL;
+}
+
+/* Where in the calls made the first (or last) of op on tid is; -1: none. */
+static long call_at(enum fake_op op, uint32_t tid, bool last)
+{
+	long at = -1;
+	size_t i;
+
+	for (i = 0; i < fake_nr_calls(); i++)
+		if (fake_call(i)->op == op && fake_call(i)->tid == tid) {
+			at = (long)i;
+			if (!last)
+				break;
+		}
+	return at;
+}
+
+#define HA_A	"PortalGroup 1 192.0.2.1\nRemotePortalGroup 2\n"
+#define HA_B	"PortalGroup 2 192.0.2.2\nRemotePortalGroup 1\n"
+
+/*
+ * A node of an HA pair claims nothing until its cluster manager says so:
+ * its own group starts standby (so that its LUNs' backings stay closed),
+ * the other node's is there, standby, before any LUN is added.
+ */
+TEST(plan_gives_a_node_of_an_ha_pair_its_groups_standby_before_its_luns)
+{
+	struct config model = { 0 };
+	const struct ktpg *g;
+	size_t i, sets;
+
+	for (i = 0; i < 2; i++) {
+		const char *conf = i ? HA_B CONF : HA_A CONF;
+		uint16_t own = i ? 2 : 1, other = i ? 1 : 2;
+
+		start();
+		REQUIRE(run(&model, conf) == 0);
+		g = kernel_group(1, own);
+		REQUIRE(g != NULL);
+		CHECK(!g->remote);
+		CHECK_EQ(g->state, IET_ALUA_STANDBY);
+		g = kernel_group(1, other);
+		REQUIRE(g != NULL);
+		CHECK(g->remote);
+		CHECK_EQ(g->state, IET_ALUA_STANDBY);
+		CHECK(kernel_groups(2, "1 2 ") || kernel_groups(2, "2 1 "));
+		/* Every group is set before the target's first LUN is added. */
+		CHECK(call_at(F_TPG_SET, 1, true) >= 0);
+		CHECK(call_at(F_TPG_SET, 1, true) < call_at(F_LUN_NEW, 1, false));
+		CHECK(call_at(F_TPG_SET, 2, true) < call_at(F_LUN_NEW, 2, false));
+		/* A restart finds them as they are: their states stay. */
+		sets = fake_count(F_TPG_SET);
+		REQUIRE(run(&model, conf) == 0);
+		CHECK_EQ(fake_count(F_TPG_SET), sets);
+		config_free(&model);
+		memset(&model, 0, sizeof(model));
+	}
+}
+
+TEST(plan_changes_a_groups_kind_and_undoes_it)
+{
+	struct config model = { 0 };
+	const struct ktpg *g;
+
+	start();
+	REQUIRE(run(&model, "PortalGroup 1 192.0.2.1\nPortalGroup 2 192.0.2.2\n"
+		    CONF) == 0);
+	CHECK_EQ(kernel_group(1, 2)->state, IET_ALUA_ACTIVE_OPTIMIZED);
+	/* Group 2 becomes the other node's: set, not made again. */
+	REQUIRE(run(&model, HA_A CONF) == 0);
+	CHECK_EQ(fake_count(F_TPG_DEL), 0);
+	g = kernel_group(1, 2);
+	REQUIRE(g != NULL);
+	CHECK(g->remote);
+	CHECK_EQ(g->state, IET_ALUA_STANDBY);
+	/* A kernel that fails later: group 2 is this node's again, active. */
+	REQUIRE(run(&model, "PortalGroup 1 192.0.2.1\nPortalGroup 2 192.0.2.2\n"
+		    CONF) == 0);
+	fake_fail(F_LUN_NEW, -EIO, "no");
+	CHECK_EQ(run(&model, HA_A "Target " OTHER "\n Lun 0 Type=nullio\n" CONF),
+		 -EIO);
+	g = kernel_group(1, 2);
+	REQUIRE(g != NULL);
+	CHECK(!g->remote);
+	CHECK_EQ(g->state, IET_ALUA_ACTIVE_OPTIMIZED);
+	config_free(&model);
+}
+
 TEST(plan_undoes_portal_groups_when_the_kernel_fails)
 {
 	struct config model = { 0 };

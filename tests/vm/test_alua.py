@@ -196,7 +196,8 @@ def test_ietadm_shows_groups_and_refuses_what_is_not_there(conn):
     shown = ietadm("--op", "show", "--tid=1").stdout
     assert "PortalGroup=1,State=active/optimized,Sessions=1\n" in shown
     data = json.loads(ietadm("--op", "show", "--tid=1", "--json").stdout)
-    assert data["portal_groups"] == [{"tag": 1, "state": "active/optimized", "sessions": 1}]
+    assert data["portal_groups"] == [{"tag": 1, "state": "active/optimized", "sessions": 1,
+                                      "remote": False}]
     assert data["sessions"][0]["portal_group"] == 1
     for params, says in [("PortalGroup=2,State=standby", "no portal group 2"),
                          ("PortalGroup=1,State=asleep", "wrong State"),
