@@ -150,7 +150,7 @@ install-kernel: kernel
 # The tools, their pages, unit and completion: where usr/Makefile says,
 # or where SBINDIR, MANDIR, UNITDIR, COMPLETIONSDIR, EXAMPLESDIR say.
 USR_DIRS = SBINDIR=$(SBINDIR) MANDIR=$(MANDIR) \
-	$(foreach v,UNITDIR COMPLETIONSDIR EXAMPLESDIR,$(if $($(v)),$(v)=$($(v))))
+	$(foreach v,UNITDIR COMPLETIONSDIR EXAMPLESDIR OCFDIR,$(if $($(v)),$(v)=$($(v))))
 install-usr: usr
 	$(MAKE) -C usr install DESTDIR=$(DESTDIR) $(USR_DIRS)
 	install -d $(DESTDIR)$(SYSCONFDIR)/iet

@@ -27,7 +27,7 @@ check "ietadm --version prints it" \
 dest=$dir/root
 vars=(DESTDIR="$dest" SBINDIR=/opt/iet/sbin MANDIR=/opt/iet/man
       UNITDIR=/opt/iet/units COMPLETIONSDIR=/opt/iet/completions
-      EXAMPLESDIR=/opt/iet/examples SYSCONFDIR=/opt/iet/etc)
+      EXAMPLESDIR=/opt/iet/examples SYSCONFDIR=/opt/iet/etc OCFDIR=/opt/iet/ocf)
 make -s -C "$top" install-usr "${vars[@]}" >"$dir/install.log" 2>&1
 check "make install-usr succeeds" test $? = 0
 want=(opt/iet/sbin/ietd opt/iet/sbin/ietadm opt/iet/man/man8/ietd.8
@@ -36,6 +36,7 @@ want=(opt/iet/sbin/ietd opt/iet/sbin/ietadm opt/iet/man/man8/ietd.8
       opt/iet/examples/ietd.conf opt/iet/examples/initiators.allow
       opt/iet/examples/initiators.deny opt/iet/examples/targets.allow
       opt/iet/examples/grafana-iet.json
+      opt/iet/ocf/resource.d/iet/alua
       opt/iet/etc/iet/ietd.conf)
 have=$(cd "$dest" 2>/dev/null && find . -type f | sed 's|^\./||' | sort)
 check "every file lands where its variable says, and nothing else" \

@@ -15,12 +15,12 @@ import struct
 import threading
 import time
 
-from ietlib import daemon, ietadm  # noqa: F401
+from ietlib import IETADM, daemon, ietadm  # noqa: F401
 from vmlib import rawiscsi as ri
 from vmlib.rawiscsi import Connection
 from vmlib.storage import SlowWrites
 from vmlib.target import iqn
-from vmlib.util import MiB
+from vmlib.util import REPO, MiB, run
 
 NAME = iqn("ha-node")
 GROUPS = "PortalGroup 1 127.0.0.1\nRemotePortalGroup 2\n"
@@ -219,3 +219,47 @@ def test_remote_group_state_is_reported_and_opens_nothing(daemon, backing):  # n
     assert not errors, errors
     assert backing_of(0) == "closed"
 
+
+AGENT = REPO / "etc" / "ocf" / "alua"
+
+
+def agent(action, **env):
+    """ocf:iet:alua's action, as Pacemaker runs it: its exit status."""
+    e = dict(os.environ, OCF_ROOT="/usr/lib/ocf", OCF_RESOURCE_INSTANCE="p_alua",
+             OCF_RESKEY_iqn=NAME, OCF_RESKEY_ietadm=str(IETADM), **env)
+    return run([str(AGENT), action], env=e, check=False, timeout=180).returncode
+
+
+def test_the_ocf_agent_promotes_and_demotes_this_node(daemon, backing):  # noqa: F811
+    f = backing("file", 8 * MiB)
+    daemon(config((0, f"Path={f},Type=fileio")))
+    # Pacemaker's own checks of an agent: meta-data, idempotent start,
+    # stop, promote and demote, monitor's codes for each.
+    cp = run(["ocf-tester", "-n", "p_alua", "-o", f"iqn={NAME}",
+              "-o", f"ietadm={IETADM}", str(AGENT)], check=False, timeout=600,
+             env=dict(os.environ, OCF_ROOT="/usr/lib/ocf"))
+    assert cp.returncode == 0 and "passed" in cp.stdout, cp.stdout + cp.stderr
+    assert agent("monitor") == 7                          # stopped
+    assert agent("start") == 0 and agent("monitor") == 0  # unpromoted
+    assert backing_of(0) == "closed"
+    assert agent("promote") == 0 and agent("monitor") == 8
+    assert backing_of(0) == "open"
+    shown = ietadm("--op", "show", "--tid=1").stdout
+    assert "PortalGroup=1,State=active/optimized," in shown, shown
+    assert "PortalGroup=2,State=standby,Sessions=0,Remote=Yes" in shown, shown
+    # The peer promoted, as a notification tells: its group is active.
+    assert agent("demote") == 0 and backing_of(0) == "closed"
+    assert agent("notify", OCF_RESKEY_CRM_meta_notify_type="post",
+                 OCF_RESKEY_CRM_meta_notify_operation="promote",
+                 OCF_RESKEY_CRM_meta_notify_promote_uname="the-peer") == 0
+    assert "PortalGroup=2,State=active/optimized,Sessions=0,Remote=Yes" in \
+        ietadm("--op", "show", "--tid=1").stdout
+    # A backing that cannot be opened fails the promotion, and says why.
+    os.rename(f, f"{f}.away")
+    try:
+        assert agent("promote") == 1 and agent("monitor") == 0
+    finally:
+        os.rename(f"{f}.away", f)
+    assert agent("stop") == 0 and agent("monitor") == 7
+    # Unknown target: configured wrong, not running.
+    assert agent("start", OCF_RESKEY_iqn=iqn("none")) == 1
