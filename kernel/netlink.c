@@ -665,7 +665,12 @@ static int tpg_change(struct genl_info *info, bool del)
 		return -EINVAL;
 	tag = nla_get_u32(info->attrs[IET_A_TPGT]);
 	mutex_lock(&iet_mutex);
-	target = iet_shutting_down ? NULL : req_target(info);
+	if (iet_shutting_down) {
+		mutex_unlock(&iet_mutex);
+		GENL_SET_ERR_MSG(info, "the module is being unloaded");
+		return -ESHUTDOWN;
+	}
+	target = req_target(info);
 	if (!target) {
 		mutex_unlock(&iet_mutex);
 		return -ENOENT;
