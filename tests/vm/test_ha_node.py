@@ -15,6 +15,8 @@ import struct
 import threading
 import time
 
+import pytest
+
 from ietlib import IETADM, daemon, ietadm  # noqa: F401
 from vmlib import rawiscsi as ri
 from vmlib.rawiscsi import Connection
@@ -87,6 +89,10 @@ def pattern(lba, blocks):
     return b"".join(struct.pack(">Q", lba + i) * 64 for i in range(blocks))
 
 
+# Opening and closing a block device differ between kernels (paths), and
+# the drain is where a use after free or a lock order would show (guard).
+@pytest.mark.paths
+@pytest.mark.guard
 def test_a_standby_node_serves_its_luns_closed_and_opens_them_when_active(
         daemon, brd, backing):  # noqa: F811
     f = backing("file", 8 * MiB)
@@ -162,6 +168,7 @@ def test_activation_opens_every_backing_or_none(daemon, brd, backing):  # noqa: 
     assert (backing_of(0), backing_of(1)) == ("open", "open")
 
 
+@pytest.mark.guard
 def test_leaving_the_active_state_waits_for_the_writes_in_flight(daemon, brd):  # noqa: F811
     slow = SlowWrites("iet-ha-slow", brd.dev).create()
     try:
