@@ -3,7 +3,9 @@
 cluster (two target nodes, one initiator; clusterlib.cluster), runs its
 scenario and leaves no VM, tap or namespace behind. A file's
 IMPLEMENTATION names the target its cluster runs ("iet", the default, or
-LIO's "lio-t"). A VM's kernel log with
+LIO's "lio-t"); ALUA = True has both nodes serve it, each through its own
+portal group (config.crm_config_alua()); STONITH = True has the nodes
+fence each other with sbd on a shared disk. A VM's kernel log with
 a WARN, BUG, oops, lockdep or KASAN report fails the file's last test.
 
 Environment: IET_CLUSTER_KERNEL (a name scripts/kernels knows; default
@@ -55,7 +57,9 @@ def cluster(request):
         assert (REPO / "usr" / tool).exists(), f"usr/{tool} is not built (make usr)"
     name = request.module.__name__.rsplit(".", 1)[-1]
     cl = Cluster(RESULTS / name, kernel("image"), ko, kvm=kvm_usable(),
-                 implementation=getattr(request.module, "IMPLEMENTATION", "iet"))
+                 implementation=getattr(request.module, "IMPLEMENTATION", "iet"),
+                 alua=getattr(request.module, "ALUA", False),
+                 stonith=getattr(request.module, "STONITH", False))
     try:
         cl.start()
         yield cl

@@ -117,6 +117,25 @@ check("the guide has LIO's target and LUN lines", all(
     line in doc for line in config.crm_config("lio-t").splitlines() if "lio-t" in line))
 check("the guide has the initiator's settings", all(
     f"-n '{k}' -v {v}" in doc for k, v in config.iscsi_node_settings().items()))
+check("the guide has the ALUA resources", config.crm_config_alua() in doc)
+check("the guide has each node's ietd.conf for ALUA",
+      all(config.ietd_conf_alua(n) in doc for n in config.NODES))
+check("the guide has the initiator's multipath.conf", config.multipath_conf() in doc)
+check("the guide has each path's settings under dm-multipath", all(
+    f"-p {n.public}:3260 -o update -n '{k}' -v {v}" in doc
+    for n in config.NODES for k, v in config.iscsi_node_settings_alua().items()))
+check("the guide has the fence device and DRBD's fencing with it",
+      config.stonith_lines() in doc and config.DRBD_FENCING_STONITH in doc and
+      config.drbd_res("/dev/vdb", "/dev/vdc", stonith=True).replace(
+          config.DRBD_FENCING_STONITH, config.DRBD_FENCING) == config.drbd_res("/dev/vdb", "/dev/vdc"))
+check("the guide has sbd's timeouts",
+      f"-1 {t.SBD_WATCHDOG_S} -4 {t.SBD_MSGWAIT_S} create" in doc)
+check("sbd's msgwait is at least twice its watchdog timeout",
+      t.SBD_MSGWAIT_S >= 2 * t.SBD_WATCHDOG_S)
+check("fencing waits past msgwait and the delay",
+      t.STONITH_TIMEOUT_S > t.SBD_MSGWAIT_S + t.FENCE_DELAY_S)
+check("the ALUA agent's two monitors differ",
+      t.ALUA_MONITOR_PROMOTED_S != t.ALUA_MONITOR_UNPROMOTED_S)
 check("the guide's timings table is the suite's",
       f"| corosync `token` | {t.TOKEN_MS} ms |" in doc and
       f"`replacement_timeout` | {t.REPLACEMENT_TIMEOUT_S} s |" in doc)

@@ -22,14 +22,25 @@ DISK_MIB = 512
 DRBD_SERIAL = "iet-drbd"
 PR_DISK_MIB = 64
 PR_SERIAL = "iet-prfs"
+SBD_DISK_MIB = 16
+SBD_SERIAL = "iet-sbd"
 
 
 class Cluster:
-    def __init__(self, results, image, module_ko, kvm=False, implementation="iet"):
+    def __init__(self, results, image, module_ko, kvm=False, implementation="iet",
+                 alua=False, stonith=False):
         """implementation: the agents' name of the target, "iet" or LIO's
-        "lio-t" (the control)."""
+        "lio-t" (the control). alua: both nodes serve the target, each
+        through its own portal group, and ocf:iet:alua says which is
+        active (config.crm_config_alua()), instead of one node serving it
+        on the address that moves. stonith: the nodes fence each other
+        with sbd on a disk they share (config.stonith_lines())."""
         assert implementation in ("iet", "lio-t"), implementation
+        assert not alua or implementation == "iet"
+        assert not (alua and stonith)
         self.implementation = implementation
+        self.alua = alua
+        self.stonith = stonith
         self.results = Path(results)
         self.image = image
         self.module_ko = Path(module_ko)
@@ -45,6 +56,11 @@ class Cluster:
     def start(self):
         self.shared.mkdir(parents=True, exist_ok=True)
         self.netns.create(["brpub", "brclu"])
+        sbd_img = self.results / "sbd.img"
+        if self.stonith:
+            sbd_img.unlink(missing_ok=True)
+            with open(sbd_img, "wb") as f:
+                f.truncate(SBD_DISK_MIB << 20)
         vms = []
         for h in c.NODES + [c.INITIATOR]:
             nics = [(f"{h.name[:8]}p", h.mac_public)]
@@ -60,6 +76,8 @@ class Cluster:
                     with open(img, "wb") as f:
                         f.truncate(mib << 20)
                     disks.append((img, serial))
+                if self.stonith:
+                    disks.append((sbd_img, SBD_SERIAL, True))
             vm = VM(h.name, self.image, self.results / h.name, self.netns, nics, disks,
                     mem="1G", kvm=self.kvm, shared=self.shared)
             vm.host = h
@@ -120,16 +138,19 @@ class Cluster:
         else:
             self.start_lio(vm)
 
+    @staticmethod
+    def disk_of(vm, serial):
+        disk = vm.run(f"""for d in /sys/block/vd*; do
+			[ "$(cat $d/serial)" = {serial} ] && echo /dev/${{d##*/}}
+			done; true""").out.strip()
+        assert disk.startswith("/dev/vd"), f"{vm.name}: no disk with serial {serial}"
+        return disk
+
     def start_drbd_and_corosync(self, vm):
         results = vm.results
-        disks = []
-        for serial in (DRBD_SERIAL, PR_SERIAL):
-            disk = vm.run(f"""for d in /sys/block/vd*; do
-				[ "$(cat $d/serial)" = {serial} ] && echo /dev/${{d##*/}}
-				done; true""").out.strip()
-            assert disk.startswith("/dev/vd"), f"{vm.name}: no disk with serial {serial}"
-            disks.append(disk)
-        vm.run(f"cat >/etc/drbd.d/{c.DRBD_RESOURCE}.res", input=c.drbd_res(*disks))
+        disks = [self.disk_of(vm, serial) for serial in (DRBD_SERIAL, PR_SERIAL)]
+        vm.run(f"cat >/etc/drbd.d/{c.DRBD_RESOURCE}.res",
+               input=c.drbd_res(*disks, stonith=self.stonith))
         vm.run("cat >/etc/drbd.d/global_common.conf",
                input="global {\n\tusage-count no;\n}\ncommon {\n}\n")
         vm.run(f"yes yes | drbdadm create-md --force {c.DRBD_RESOURCE} && "
@@ -143,11 +164,13 @@ class Cluster:
         ko = self.module_ko
         vm.run(f"""set -e
 			modprobe -a $(modinfo -F depends {sh(ko)} | tr , ' ')
-			mkdir -p {c.PR_DIR} /etc/iet
+			mkdir -p {c.PR_DIR} /etc/iet {c.ALUA_AGENT_DIR}
 			insmod {sh(ko)} pr_dir={c.PR_DIR}
 			ln -sf {REPO}/usr/ietadm /usr/sbin/ietadm
-			: >/etc/iet/ietd.conf
+			ln -sf {REPO}/etc/ocf/alua {c.ALUA_AGENT_DIR}/alua
 			""", timeout=120)
+        vm.run("cat >/etc/iet/ietd.conf",
+               input=c.ietd_conf_alua(vm.host) if self.alua else "")
         vm.spawn(f"exec {REPO}/usr/ietd -f -c /etc/iet/ietd.conf", "ietd.log")
         vm.wait_for("[ -S /run/iet/ietd.sock ]", 60, "ietd to serve")
 
@@ -167,6 +190,7 @@ class Cluster:
     def start_initiator(self, vm):
         vm.run(f"""set -e
 			modprobe iscsi_tcp; modprobe dm_multipath || true
+			modprobe scsi_dh_alua || true
 			mkdir -p /run/lock/iscsi /var/lib/iscsi /etc/iscsi
 			echo InitiatorName={c.INITIATOR_NAME} >/etc/iscsi/initiatorname.iscsi
 			sed -i '/^[[:space:]]*iscsid.startup/d' /etc/iscsi/iscsid.conf
@@ -194,13 +218,33 @@ class Cluster:
               timeout=120)
         for vm in (a, b):
             vm.run(f"drbdadm down {r}")
+        if self.stonith:
+            self.start_sbd()
         for vm in (a, b):
             vm.spawn("exec pacemakerd", "pacemakerd.log")
         a.wait_for("crm_mon -1 2>/dev/null | grep -Eq 'Online: \\[ nodea nodeb \\]'",
                    t.FAILOVER_S, "both nodes online in Pacemaker")
-        a.run("crm configure load update -", input=c.crm_config(self.implementation),
+        a.run("crm configure load update -",
+              input=c.crm_config_alua() if self.alua else
+              c.crm_config(self.implementation, stonith=self.stonith),
               timeout=t.CRM_CLI_S)
         self.wait_active(t.FAILOVER_S)
+
+    def start_sbd(self):
+        """sbd on each node, before Pacemaker: the shared disk's slots
+        made once, the softdog watchdog, and the daemon that resets its
+        node when its slot holds a poison pill (or it cannot feed the
+        watchdog)."""
+        for vm in self.nodes.values():
+            vm.run(f"modprobe softdog && ln -sf {self.disk_of(vm, SBD_SERIAL)} {c.SBD_DEVICE}")
+        self.nodes["nodea"].run(
+            f"sbd -d {c.SBD_DEVICE} -1 {t.SBD_WATCHDOG_S} -4 {t.SBD_MSGWAIT_S} create")
+        for vm in self.nodes.values():
+            vm.spawn(f"exec sbd -d {c.SBD_DEVICE} -W -w /dev/watchdog -n {vm.name} "
+                     "-p /run/sbd.pid -v watch", "sbd.log")
+        for vm in self.nodes.values():
+            vm.wait_for(f"sbd -d {c.SBD_DEVICE} list | grep -qw {vm.name}", 60,
+                        "sbd to take its slot")
 
     # ---------------------------------------------------------- state
     def crm_mon(self, via=None):
@@ -210,7 +254,18 @@ class Cluster:
         return vm.run("crm_mon -1 -r", check=False).out
 
     def active(self):
-        """The node whose kernel serves the target with its LUN, or None."""
+        """The node whose kernel serves the target with its LUN, or None.
+        With ALUA: its LUN's backing open, its own portal group
+        active/optimized."""
+        if self.alua:
+            for vm in self.nodes.values():
+                if vm.alive() and vm.run(
+                        "ietadm --op show --tid=1 --lun=0 2>/dev/null | grep -qx Backing=open && "
+                        "ietadm --op show --tid=1 | grep -Eq "
+                        "'^PortalGroup=[0-9]+,State=active/optimized,Sessions=[0-9]+$'",
+                        check=False).rc == 0:
+                    return vm
+            return None
         if self.implementation == "iet":
             serves = (f"grep -A1 -F 'name:{c.IQN}' /proc/net/iet/volume 2>/dev/null | "
                       "grep -q 'lun:0 '")

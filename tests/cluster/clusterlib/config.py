@@ -80,10 +80,13 @@ logging {{
 """
 
 
-def drbd_res(disk, pr_disk, nodes=NODES):
+def drbd_res(disk, pr_disk, nodes=NODES, stonith=False):
     """disk: each node's disk for the LUN; pr_disk: its small one for the
     reservations' file system. Two volumes of one resource: they fail over
-    together, and a write to either is ordered with the other's."""
+    together, and a write to either is ordered with the other's. stonith:
+    the cluster fences (sbd): a primary that loses its peer freezes its I/O
+    until the peer is fenced or outdated."""
+    fencing = DRBD_FENCING_STONITH if stonith else DRBD_FENCING
     hosts = "".join(f"\ton {n.name} {{\n\t\taddress {n.cluster}:{DRBD_PORT};\n\t}}\n"
                     for n in nodes)
     return f"""resource {DRBD_RESOURCE} {{
@@ -100,10 +103,7 @@ def drbd_res(disk, pr_disk, nodes=NODES):
 		meta-disk internal;
 	}}
 	disk {{
-		# A primary that loses its peer has the cluster forbid the
-		# peer's promotion until it has resynced: an outdated node
-		# never becomes primary.
-		fencing resource-only;
+{fencing}
 	}}
 	net {{
 		timeout {t.DRBD_TIMEOUT_DS};
@@ -122,7 +122,38 @@ def drbd_res(disk, pr_disk, nodes=NODES):
 """
 
 
-def crm_config(implementation="iet"):
+# DRBD's fencing policy, without a fence device and with one (sbd).
+DRBD_FENCING = """		# A primary that loses its peer has the cluster forbid the
+		# peer's promotion until it has resynced: an outdated node
+		# never becomes primary.
+		fencing resource-only;"""
+DRBD_FENCING_STONITH = """		# A primary that loses its peer freezes its I/O, acknowledging
+		# no write, until the cluster has fenced the peer (or the peer
+		# is outdated): of two nodes cut apart, only one ever writes.
+		fencing resource-and-stonith;"""
+
+# sbd (scenario 5): each node's path to the disk both share, and the node
+# the suite has serve the target at first (crm_config(stonith=True)).
+SBD_DEVICE = "/dev/iet-sbd"
+FIRST_ACTIVE = "nodea"
+
+
+def stonith_lines():
+    """Fencing by sbd's poison pill on the shared disk (fence_sbd), for
+    crm_config(stonith=True). The suite has the node serving the target
+    lose a fencing race (its fencing is not delayed, the other's is): the
+    harder case, where writes the losing node took must not be
+    acknowledged. In production set priority-fencing-delay instead, so
+    that the node serving the target wins."""
+    first, other = FIRST_ACTIVE, next(n.name for n in NODES if n.name != FIRST_ACTIVE)
+    return f"""property stonith-enabled=true stonith-timeout={t.STONITH_TIMEOUT_S}s
+primitive st_sbd stonith:fence_sbd \\
+	params devices={SBD_DEVICE} pcmk_delay_base="{first}:0s;{other}:{t.FENCE_DELAY_S}s" \\
+	op monitor interval={t.MONITOR_S}s timeout={t.OP_TIMEOUT_S}s
+"""
+
+
+def crm_config(implementation="iet", stonith=False):
     """The resources: DRBD promotable on both nodes; where it is primary,
     the reservations' file system, the target, its LUN and the portal
     address, in that order (and stopped in the reverse: the address goes
@@ -134,8 +165,10 @@ def crm_config(implementation="iet"):
     # lio-t knows no tid (the agent warns and ignores it).
     target_params = " tid=1" if implementation == "iet" else f" portals={PORTAL}"
     ops = f"op start timeout={o}s op stop timeout={o}s"
-    return f"""property stonith-enabled=false
-rsc_defaults resource-stickiness=100
+    fencing = stonith_lines() if stonith else "property stonith-enabled=false\n"
+    # Where the suite has the target start, so that it knows who loses.
+    first = f"location l_iscsi_first g_iscsi 100: {FIRST_ACTIVE}\n" if stonith else ""
+    return f"""{fencing}rsc_defaults resource-stickiness=100
 primitive p_drbd ocf:linbit:drbd \\
 	params drbd_resource={DRBD_RESOURCE} \\
 	op monitor interval={t.DRBD_MONITOR_PROMOTED_S}s role=Promoted timeout={o}s \\
@@ -159,7 +192,97 @@ primitive p_portal ocf:heartbeat:IPaddr2 \\
 group g_iscsi p_prfs p_target p_lun0 p_portal
 colocation c_iscsi_with_drbd inf: g_iscsi ms_drbd:Promoted
 order o_drbd_before_iscsi Mandatory: ms_drbd:promote g_iscsi:start
+{first}"""
+
+
+# ALUA (scenario 4): both nodes serve the target, each through a portal
+# group of its own on its own address; multipath initiators log in through
+# both, and send I/O where REPORT TARGET PORT GROUPS says active/optimized.
+ALUA_GROUPS = {"nodea": 1, "nodeb": 2}
+ALUA_AGENT_DIR = "/usr/lib/ocf/resource.d/iet"
+
+
+def ietd_conf_alua(node):
+    """A node's /etc/iet/ietd.conf: its portal group on its own address,
+    and its peer's as another node's. Its targets start standby there
+    (their LUNs closed) until the cluster promotes this node."""
+    own = ALUA_GROUPS[node.name]
+    other = next(tag for name, tag in ALUA_GROUPS.items() if name != node.name)
+    return f"PortalGroup {own} {node.public}:3260\nRemotePortalGroup {other}\n"
+
+
+def crm_config_alua():
+    """The resources for ALUA: DRBD promotable as before; the target and
+    its LUN on both nodes (a clone: the LUN added on the standby node
+    stays closed, sized as /dev/drbd0 is, until its portal group becomes
+    active); ocf:iet:alua promotable, promoted where DRBD is primary and
+    after it, demoted (the LUN closed) before DRBD is demoted."""
+    m, o = t.MONITOR_S, t.OP_TIMEOUT_S
+    ops = f"op start timeout={o}s op stop timeout={o}s"
+    return f"""property stonith-enabled=false
+rsc_defaults resource-stickiness=100
+primitive p_drbd ocf:linbit:drbd \\
+	params drbd_resource={DRBD_RESOURCE} \\
+	op monitor interval={t.DRBD_MONITOR_PROMOTED_S}s role=Promoted timeout={o}s \\
+	op monitor interval={t.DRBD_MONITOR_UNPROMOTED_S}s role=Unpromoted timeout={o}s \\
+	{ops} op promote timeout={o}s op demote timeout={o}s op notify timeout={o}s
+ms ms_drbd p_drbd \\
+	meta promoted-max=1 promoted-node-max=1 clone-max=2 clone-node-max=1 notify=true
+primitive p_target ocf:heartbeat:iSCSITarget \\
+	params implementation=iet iqn={IQN} tid=1 \\
+	op monitor interval={m}s timeout={o}s {ops}
+primitive p_lun0 ocf:heartbeat:iSCSILogicalUnit \\
+	params implementation=iet target_iqn={IQN} lun=0 path={DRBD_DEVICE} \\
+	scsi_id={SCSI_ID} scsi_sn={SCSI_SN} \\
+	op monitor interval={m}s timeout={o}s {ops}
+group g_iscsi p_target p_lun0
+clone cl_iscsi g_iscsi \\
+	meta interleave=true
+primitive p_alua ocf:iet:alua \\
+	params iqn={IQN} \\
+	op monitor interval={t.ALUA_MONITOR_PROMOTED_S}s role=Promoted timeout={o}s \\
+	op monitor interval={t.ALUA_MONITOR_UNPROMOTED_S}s role=Unpromoted timeout={o}s \\
+	{ops} op promote timeout={o}s op demote timeout={o}s op notify timeout={o}s
+ms ms_alua p_alua \\
+	meta promoted-max=1 promoted-node-max=1 clone-max=2 clone-node-max=1 notify=true interleave=true
+order o_drbd_before_iscsi Mandatory: ms_drbd:start cl_iscsi:start
+order o_iscsi_before_alua Mandatory: cl_iscsi:start ms_alua:start
+colocation c_alua_with_drbd inf: ms_alua:Promoted ms_drbd:Promoted
+order o_drbd_before_alua Mandatory: ms_drbd:promote ms_alua:promote
 """
+
+
+def multipath_conf():
+    """The initiator's /etc/multipath.conf: IET's disks grouped by ALUA
+    priority, the optimized group used, and I/O queued (not failed) while
+    no path is usable, as it is between the active node's death and the
+    other's promotion."""
+    return f"""defaults {{
+	find_multipaths "off"
+	user_friendly_names "yes"
+	polling_interval {t.MULTIPATH_POLLING_S}
+}}
+devices {{
+	device {{
+		vendor "IET"
+		product "VIRTUAL-DISK"
+		path_grouping_policy "group_by_prio"
+		prio "alua"
+		hardware_handler "1 alua"
+		failback "immediate"
+		path_checker "tur"
+		no_path_retry "queue"
+	}}
+}}
+"""
+
+
+def iscsi_node_settings_alua():
+    """open-iscsi's node settings of each path: a dead path's commands go
+    back to dm-multipath soon, which sends them down the other path (or
+    queues them while none is usable)."""
+    return dict(iscsi_node_settings(),
+                **{"node.session.timeo.replacement_timeout": t.MULTIPATH_REPLACEMENT_TIMEOUT_S})
 
 
 def iscsi_node_settings():

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """The initiator VM's side: open-iscsi logged in to the portal address
-that moves with the target, the disk it gives, and the load a scenario
+that moves with the target (or, with ALUA, to each node's own portal,
+dm-multipath over both), the disk it gives, and the load a scenario
 runs through a failover (fio with verification, and acked-writes, whose
 log says which writes the target acknowledged)."""
 
 import json
+import re
 import time
 from dataclasses import dataclass
 
@@ -73,6 +75,80 @@ def _login(ini, ifaces):
     for sess in found.values():
         ini.run(f"echo {t.SD_TIMEOUT_S} >/sys/block/{sess.disk[5:]}/device/timeout")
     return {i: found[i] for i in ifaces}
+
+
+@dataclass
+class Multipath:
+    dev: str            # the map's block device, /dev/dm-N
+    name: str           # its name, mpathX
+    paths: dict         # node name -> Session, the path through its portal
+
+
+def portal_of(node):
+    """A node VM's own portal."""
+    return f"{node.host.public}:3260"
+
+
+def login_multipath(ini, nodes):
+    """ALUA: one session through each node VM's own portal, dm-multipath
+    over them (multipathd, config.multipath_conf()); once the map has both
+    paths. scsi_dh_alua is loaded (start_initiator) before the logins, so
+    that it attaches to each path."""
+    ini.run("cat >/etc/multipath.conf", input=c.multipath_conf())
+    ini.spawn("exec multipathd -d -s -v 3", "multipathd.log")
+    ini.wait_for("multipathd show daemon >/dev/null 2>&1", 60, "multipathd to answer")
+    for node in nodes:
+        portal = portal_of(node)
+        ini.run(f"iscsiadm -m discovery -t st -p {portal}", timeout=120)
+        for key, value in c.iscsi_node_settings_alua().items():
+            ini.run(f"iscsiadm -m node -T {c.IQN} -p {portal} -o update -n '{key}' -v {value}")
+        ini.run(f"iscsiadm -m node -T {c.IQN} -p {portal} --login", timeout=180)
+    addr = {n.host.public: n.name for n in nodes}
+    paths = {}
+
+    def each():
+        res = ini.run(f"""for s in /sys/class/iscsi_session/session*; do
+			[ "$(cat $s/targetname)" = {c.IQN} ] || continue
+			n=${{s##*/session}}
+			for b in $s/device/target*/*:*:*:0/block/*; do
+				[ -e "$b" ] && echo "$(cat /sys/class/iscsi_connection/connection$n:0/persistent_address) session$n ${{b##*/}}"
+			done
+		done; true""")
+        for line in res.out.splitlines():
+            ip, sid, dev = line.split()
+            if ip in addr:
+                paths[addr[ip]] = Session(sid, f"/dev/{dev}")
+        return len(paths) == len(nodes)
+    deadline = time.monotonic() + 120
+    while not each():
+        if time.monotonic() > deadline:
+            raise GuestError(f"paths of the nodes: found {paths}")
+        time.sleep(1)
+    for sess in paths.values():
+        ini.run(f"echo {t.SD_TIMEOUT_S} >/sys/block/{sess.disk[5:]}/device/timeout")
+    # Both paths in one map (multipathd adds them as udev announces them).
+    res = ini.wait_for(f"""for d in /sys/block/dm-*; do
+		[ "$(ls $d/slaves | sort | tr '\\n' ' ')" = "{' '.join(sorted(p.disk[5:] for p in paths.values()))} " ] &&
+			echo "${{d##*/}} $(cat $d/dm/name)"
+	done | grep .""", 120, "the multipath map of both paths", interval=2)
+    dm, name = res.out.split()[:2]
+    return Multipath(f"/dev/{dm}", name, paths)
+
+
+def multipath_groups(ini, mp):
+    """[(prio, status, {node: path state})] of `multipath -ll`, best first."""
+    text = ini.run(f"multipath -ll {mp.name}", check=False).out
+    node_of = {s.disk[5:]: n for n, s in mp.paths.items()}
+    groups = []
+    for line in text.splitlines():
+        m = re.search(r"prio=(\d+) status=(\w+)", line)
+        if m:
+            groups.append((int(m[1]), m[2], {}))
+            continue
+        m = re.search(r"\d+:\d+:\d+:\d+ (sd\w+) \S+ (.*)$", line)
+        if m and groups:
+            groups[-1][2][node_of.get(m[1], m[1])] = " ".join(m[2].split())
+    return groups
 
 
 def sessions(ini):

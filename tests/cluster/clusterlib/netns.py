@@ -30,6 +30,10 @@ class Netns:
         ip("-n", self.name, "link", "set", tap, "master", bridge)
         ip("-n", self.name, "link", "set", tap, "up")
 
+    def link(self, tap, up):
+        """A VM's port on its bridge brought down (the cable pulled) or up."""
+        ip("-n", self.name, "link", "set", tap, "up" if up else "down")
+
     def exec_prefix(self):
         return ["ip", "netns", "exec", self.name]
 

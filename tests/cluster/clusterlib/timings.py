@@ -52,3 +52,22 @@ NOOP_OUT_INTERVAL_S = 5
 NOOP_OUT_TIMEOUT_S = 15
 # The SCSI disk's command timeout on the initiator (sd, stock 30 s).
 SD_TIMEOUT_S = 120
+
+# ALUA (scenario 4): ocf:iet:alua's two monitors (they must differ, as
+# DRBD's); open-iscsi's replacement timeout of a path under dm-multipath
+# (open-iscsi's advice there: 5 to 20 s, stock 120 s), after which a dead
+# path's commands go to the other; multipathd's path checks (stock 5 s).
+ALUA_MONITOR_PROMOTED_S = 23
+ALUA_MONITOR_UNPROMOTED_S = 25
+MULTIPATH_REPLACEMENT_TIMEOUT_S = 20
+MULTIPATH_POLLING_S = 5
+
+# Fencing (scenario 5): sbd's watchdog timeout (stock 5 s; a node whose
+# sbd has not fed its watchdog for this long is reset) and the time a
+# poison pill is given to be read and obeyed (msgwait, at least twice the
+# watchdog timeout; stock 10 s); Pacemaker's fencing timeout, past
+# msgwait and the delay; the delay of fencing the node that should win.
+SBD_WATCHDOG_S = 20
+SBD_MSGWAIT_S = 40
+STONITH_TIMEOUT_S = 180
+FENCE_DELAY_S = 60

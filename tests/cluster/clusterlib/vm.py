@@ -50,7 +50,7 @@ class VM:
         self.results = Path(results)
         self.netns = netns
         self.nics = list(nics)          # (tap, mac)
-        self.disks = list(disks)        # (path, serial)
+        self.disks = list(disks)        # (path, serial[, shared with another VM])
         self.mem, self.cpus, self.kvm = mem, cpus, kvm
         self.shared = shared
         self.sock_path = self.results / "ctl.sock"
@@ -71,9 +71,13 @@ class VM:
         for i, (tap, mac) in enumerate(self.nics):
             o.append(f"-netdev tap,id=n{i},ifname={tap},script=no,downscript=no "
                      f"-device virtio-net-pci,netdev=n{i},mac={mac},romfile=")
-        for i, (path, serial) in enumerate(self.disks):
-            o.append(f"-drive file={path},if=none,id=d{i},format=raw,aio=threads,cache=writeback "
-                     f"-device virtio-blk-pci,drive=d{i},serial={serial}")
+        for i, (path, serial, *shared) in enumerate(self.disks):
+            # One image both nodes write (sbd's): no lock, coherent through
+            # the host's page cache, which both QEMUs go through.
+            lock, share = (",file.locking=off", ",share-rw=on") if any(shared) else ("", "")
+            o.append(f"-drive file={path},if=none,id=d{i},format=raw,aio=threads,"
+                     f"cache=writeback{lock} "
+                     f"-device virtio-blk-pci,drive=d{i},serial={serial}{share}")
         return " ".join(o)
 
     def boot(self):
