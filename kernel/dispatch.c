@@ -25,7 +25,6 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 	iet_scsi_check_ua(req);
 	iet_alua_check(req);
 	iet_pr_check(req);
-	iet_scsi_hold_backing(req);
 	/*
 	 * A read's pages come now, in CmdSN order, within the byte limit:
 	 * lent by the backend where it may run now and has the data in
@@ -40,7 +39,7 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 			return;
 		if (req->lun->ops->lend && req->execute && req->io.len &&
 		    req->io.len <= IET_CACHED_READ_MAX &&
-		    iet_tset_ready(req)) {
+		    iet_tset_ready(req) && iet_scsi_hold_backing(req)) {
 			req->t_submit = ktime_get_ns();
 			if (iet_cmd_buf_lend(cmd)) {
 				req->t_backend = ktime_get_ns();
@@ -50,7 +49,8 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 			/* Not lent: its backend time starts where it runs. */
 			req->t_submit = 0;
 		}
-		if (iet_cmd_buf_grow(cmd, req->buf_len)) {
+		if (req->status == SAM_STAT_GOOD &&
+		    iet_cmd_buf_grow(cmd, req->buf_len)) {
 			/* Out of memory for now: the initiator retries. */
 			req->status = SAM_STAT_BUSY;
 			req->execute = NULL;
@@ -63,7 +63,7 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 		req->io.nowait = true;
 		iet_cmd_execute(cmd);
 	} else if (req->execute_nowait && iet_tset_ready(req) &&
-		   !req->execute_nowait(req)) {
+		   iet_scsi_hold_backing(req) && !req->execute_nowait(req)) {
 		/* Served from the page cache: no I/O thread, no wait. */
 		iet_cmd_complete(req);
 	} else {

@@ -282,8 +282,8 @@ struct iet_lun {
 	struct rcu_head rcu;
 	struct iet_target *target;		/* the LUN's target outlives it */
 	/*
-	 * Held by every command that may use the backend, from its dispatch
-	 * to its completion (iet_scsi_hold_backing()), and by each
+	 * Held by every command that uses the backend, from the moment it
+	 * runs to its completion (iet_scsi_hold_backing()), and by each
 	 * iet_lun_io_sync(): killed to close the backing, and once it drains
 	 * close_work detaches the backend.
 	 */
@@ -338,7 +338,7 @@ struct iet_lun *iet_lun_get(struct iet_target *target, u32 lun);
 void iet_lun_put(struct iet_lun *lun);
 int iet_lun_open(struct iet_lun *lun, struct netlink_ext_ack *extack);
 bool iet_lun_close(struct iet_lun *lun);
-int iet_lun_io_hold(struct iet_lun *lun);
+int iet_lun_io_hold(struct iet_lun *lun, bool live);
 int iet_lun_add(struct iet_target *target, u32 lun,
 		const struct iet_lun_params *p, struct netlink_ext_ack *extack);
 int iet_lun_del(struct iet_target *target, u32 lun);
@@ -815,7 +815,7 @@ void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 		      u8 protect, bool fua);
 void iet_scsi_done(struct iet_scsi_req *req);
 void iet_scsi_check_ua(struct iet_scsi_req *req);
-void iet_scsi_hold_backing(struct iet_scsi_req *req);
+bool iet_scsi_hold_backing(struct iet_scsi_req *req);
 void iet_scsi_release_backing(struct iet_scsi_req *req);
 void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max);
 void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq);

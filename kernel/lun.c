@@ -4,6 +4,7 @@
  * their backing opened and closed with the target's ALUA state (alua.c).
  */
 #include <linux/crc32c.h>
+#include <linux/file.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -60,16 +61,24 @@ void iet_lun_put(struct iet_lun *lun)
 }
 
 /*
- * A command's (or an I/O's) hold on the LUN's backing: 0, or -ENXIO while
- * it is closed or closing. lun->private is the backend's once this holds:
- * the store of IET_BACKING_OPEN that follows its attach publishes it.
+ * A hold on the LUN's backing: 0, or -ENXIO. A new command (live) gets
+ * none once closing has begun; the further I/O of work that holds it
+ * already (a command's, or one that reaches another LUN) gets one until
+ * the last holder lets go, so that a command is never cut short half way.
+ * lun->private is the backend's once this holds: the store of
+ * IET_BACKING_OPEN that follows its attach publishes it.
  */
-int iet_lun_io_hold(struct iet_lun *lun)
+int iet_lun_io_hold(struct iet_lun *lun, bool live)
 {
-	if (!percpu_ref_tryget_live(&lun->io))
+	enum iet_backing state;
+
+	if (live ? !percpu_ref_tryget_live(&lun->io) :
+		   !percpu_ref_tryget(&lun->io))
 		return -ENXIO;
 	/* Pairs with the release in iet_lun_open(): private is seen. */
-	if (smp_load_acquire(&lun->backing) == IET_BACKING_OPEN)
+	state = smp_load_acquire(&lun->backing);
+	if (state == IET_BACKING_OPEN ||
+	    (!live && state == IET_BACKING_CLOSING))
 		return 0;
 	percpu_ref_put(&lun->io);
 	return -ENXIO;
@@ -126,6 +135,11 @@ static void close_work(struct work_struct *work)
 			target->tid, lun->lun, lun->path, ret);
 	lun->ops->detach(lun);
 	lun->private = NULL;
+	/*
+	 * A file closed from a worker is released later, by another: closed
+	 * means closed for whoever opens the device next (DRBD's demotion).
+	 */
+	flush_delayed_fput();
 	/* Pairs with iet_lun_open()'s reading: it opens what is closed. */
 	smp_store_release(&lun->backing, IET_BACKING_CLOSED);
 	pr_info("target %u lun %u: %s closed\n", target->tid, lun->lun,
@@ -155,11 +169,32 @@ bool iet_lun_close(struct iet_lun *lun)
 }
 
 /*
+ * The backend's attach, and what the LUN's configuration allows of what
+ * it found: ThinProvisioning=No reports a fully provisioned disk whatever
+ * the storage can do (an array that overcommits, a file that must stay
+ * allocated), and UNMAP and WRITE SAME with UNMAP answer as on storage
+ * without it.
+ */
+static int lun_attach(struct iet_lun *lun)
+{
+	int ret = lun->ops->attach(lun, lun->path[0] ? lun->path : NULL);
+
+	if (!ret && !lun->thin_allowed) {
+		lun->thin = false;
+		lun->lbprz = false;
+	}
+	return ret;
+}
+
+/*
  * Open a closed backing again: it may have another size now (the replica
- * grew meanwhile), which every nexus then hears of.
+ * grew meanwhile), or provision otherwise than was reported while it was
+ * closed (never opened here), which every nexus then hears of.
  */
 int iet_lun_open(struct iet_lun *lun, struct netlink_ext_ack *extack)
 {
+	bool thin = lun->thin, lbprz = lun->lbprz;
+	u32 gran = lun->unmap_gran, align = lun->unmap_align;
 	u64 blocks = lun->blocks;
 	int ret;
 
@@ -175,7 +210,7 @@ int iet_lun_open(struct iet_lun *lun, struct netlink_ext_ack *extack)
 	case IET_BACKING_CLOSED:
 		break;
 	}
-	ret = lun->ops->attach(lun, lun->path);
+	ret = lun_attach(lun);
 	if (ret) {
 		attach_error(lun, ret, extack);
 		return ret;
@@ -186,6 +221,10 @@ int iet_lun_open(struct iet_lun *lun, struct netlink_ext_ack *extack)
 	smp_store_release(&lun->backing, IET_BACKING_OPEN);
 	if (lun->blocks != blocks)
 		iet_ua_add(lun->target, NULL, lun->lun, 0x2a, 0x09);
+	/* VPD 0xb0 and 0xb2, READ CAPACITY(16): INQUIRY DATA HAS CHANGED */
+	if (lun->thin != thin || lun->lbprz != lbprz ||
+	    lun->unmap_gran != gran || lun->unmap_align != align)
+		iet_ua_add(lun->target, NULL, lun->lun, 0x3f, 0x03);
 	pr_info("target %u lun %u: %s opened, %llu blocks of %u\n",
 		lun->target->tid, lun->lun, lun->path, lun->blocks,
 		lun->block_size);
@@ -311,20 +350,10 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	else
 		strscpy(lun->scsi_sn, lun->scsi_id, sizeof(lun->scsi_sn));
 
-	ret = closed ? 0 : lun->ops->attach(lun, path);
+	ret = closed ? 0 : lun_attach(lun);
 	if (ret) {
 		attach_error(lun, ret, extack);
 		goto out_ref;
-	}
-	/*
-	 * ThinProvisioning=No: a fully provisioned disk whatever the storage
-	 * can do (an array that overcommits, a file that must stay
-	 * allocated): UNMAP and WRITE SAME with UNMAP answer as on storage
-	 * without it.
-	 */
-	if (!lun->thin_allowed) {
-		lun->thin = false;
-		lun->lbprz = false;
 	}
 	/* Reservations kept through power loss, before any command. */
 	ret = iet_pr_init(lun);
@@ -372,6 +401,12 @@ int iet_lun_del(struct iet_target *target, u32 lun_id)
 			 GFP_KERNEL);
 	luns_changed(target);
 	pr_info("target %u lun %u deleted\n", target->tid, lun_id);
+	/*
+	 * Closed as its commands end, and counted as closing until then, so
+	 * that a cluster that deletes it and then demotes its device can
+	 * tell when the device is free.
+	 */
+	iet_lun_close(lun);
 	iet_lun_put(lun);
 	return 0;
 }

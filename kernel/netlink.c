@@ -92,7 +92,6 @@ static const struct nla_policy iet_policy[IET_A_MAX + 1] = {
 	[IET_A_LUN_THIN] = NLA_POLICY_MAX(NLA_U32, 1),
 	[IET_A_LUN_MODE_SELECT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[IET_A_TPG_REMOTE] = NLA_POLICY_MAX(NLA_U32, 1),
-	[IET_A_LUN_CLOSED] = { .type = NLA_FLAG },
 	[IET_A_PR_CLEAR] = NLA_POLICY_RANGE(NLA_U32, IET_PR_RELEASE,
 					    __IET_PR_CLEAR_MAX - 1),
 	[IET_A_TPGT] = NLA_POLICY_FULL_RANGE(NLA_U32, &one_u16_range),
@@ -281,7 +280,9 @@ static int fill_target(struct sk_buff *skb, struct iet_target *target)
 	      put_u32_array(skb, IET_A_TARGET_PARAMS, target->tparams,
 			    IET_TP_MAX) ?:
 	      put_u32_array(skb, IET_A_SESSION_PARAMS, target->keys,
-			    IET_KEY_MAX);
+			    IET_KEY_MAX) ?:
+	      nla_put_u32(skb, IET_A_LUNS_CLOSING,
+			  atomic_read(&target->luns_closing));
 	mutex_unlock(&target->lock);
 	return ret ? -EMSGSIZE : 0;
 }
@@ -352,6 +353,12 @@ static struct iet_target *dump_target(struct netlink_callback *cb)
 	return iet_target_lookup(nla_get_u32(tid)) ?: ERR_PTR(-ENOENT);
 }
 
+static const u32 backing_uapi[] = {
+	[IET_BACKING_OPEN] = IET_LUN_BACKING_OPEN,
+	[IET_BACKING_CLOSING] = IET_LUN_BACKING_CLOSING,
+	[IET_BACKING_CLOSED] = IET_LUN_BACKING_CLOSED,
+};
+
 static int fill_lun(struct sk_buff *skb, struct iet_target *target,
 		    struct iet_lun *lun)
 {
@@ -370,8 +377,7 @@ static int fill_lun(struct sk_buff *skb, struct iet_target *target,
 	    nla_put_u32(skb, IET_A_LUN_ROTATION_RATE, lun->rotation_rate) ||
 	    nla_put_u32(skb, IET_A_LUN_THIN, lun->thin_allowed) ||
 	    nla_put_u32(skb, IET_A_LUN_MODE_SELECT, lun->mode_select) ||
-	    (lun->backing != IET_BACKING_OPEN &&
-	     nla_put_flag(skb, IET_A_LUN_CLOSED)))
+	    nla_put_u32(skb, IET_A_LUN_BACKING, backing_uapi[READ_ONCE(lun->backing)]))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -650,62 +656,38 @@ static int pr_clear(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-/*
- * A portal group's change may close LUNs' backings: once the change is
- * made, wait (without iet_mutex) until they are closed, so that whoever
- * asked (a cluster agent about to demote a DRBD device) finds them so.
- */
-static int tpg_change(struct genl_info *info, bool del)
-{
-	struct iet_target *target;
-	u16 tag;
-	int ret;
-
-	if (GENL_REQ_ATTR_CHECK(info, IET_A_TPGT))
-		return -EINVAL;
-	tag = nla_get_u32(info->attrs[IET_A_TPGT]);
-	mutex_lock(&iet_mutex);
-	if (iet_shutting_down) {
-		mutex_unlock(&iet_mutex);
-		GENL_SET_ERR_MSG(info, "the module is being unloaded");
-		return -ESHUTDOWN;
-	}
-	target = req_target(info);
-	if (!target) {
-		mutex_unlock(&iet_mutex);
-		return -ENOENT;
-	}
-	if (del)
-		ret = iet_tpg_del(target, tag, info->extack);
-	else
-		ret = iet_tpg_set(target, tag,
-				  get_u32_or(info->attrs[IET_A_ALUA_STATE],
-					     IET_ALUA_UNSPEC),
-				  info->attrs[IET_A_TPG_REMOTE] ?
-				  nla_get_u32(info->attrs[IET_A_TPG_REMOTE]) :
-				  IET_TPG_KEEP, info->extack);
-	kref_get(&target->kref);
-	mutex_unlock(&iet_mutex);
-	changed();
-	if (wait_event_timeout(target->wq, !atomic_read(&target->luns_closing),
-			       DEL_WAIT) || ret) {
-		iet_target_put(target);
-		return ret;
-	}
-	iet_target_put(target);
-	GENL_SET_ERR_MSG(info,
-			 "the state is set, but LUNs' backings are still closing: commands are stuck in them");
-	return -ETIMEDOUT;
-}
-
 static int tpg_set(struct sk_buff *skb, struct genl_info *info)
 {
-	return tpg_change(info, false);
+	struct iet_target *target = req_target(info);
+	int ret;
+
+	if (!target)
+		return -ENOENT;
+	if (GENL_REQ_ATTR_CHECK(info, IET_A_TPGT))
+		return -EINVAL;
+	ret = iet_tpg_set(target, nla_get_u32(info->attrs[IET_A_TPGT]),
+			  get_u32_or(info->attrs[IET_A_ALUA_STATE],
+				     IET_ALUA_UNSPEC),
+			  info->attrs[IET_A_TPG_REMOTE] ?
+			  nla_get_u32(info->attrs[IET_A_TPG_REMOTE]) :
+			  IET_TPG_KEEP, info->extack);
+	changed();
+	return ret;
 }
 
 static int tpg_del(struct sk_buff *skb, struct genl_info *info)
 {
-	return tpg_change(info, true);
+	struct iet_target *target = req_target(info);
+	int ret;
+
+	if (!target)
+		return -ENOENT;
+	if (GENL_REQ_ATTR_CHECK(info, IET_A_TPGT))
+		return -EINVAL;
+	ret = iet_tpg_del(target, nla_get_u32(info->attrs[IET_A_TPGT]),
+			  info->extack);
+	changed();
+	return ret;
 }
 
 /* cb->args[0]: the next slot to dump */
@@ -958,12 +940,10 @@ static const struct genl_small_ops iet_ops[] = {
 		.cmd = IET_CMD_TPG_SET,
 		.flags = GENL_ADMIN_PERM,
 		.doit = tpg_set,
-		.internal_flags = UNLOCKED,
 	}, {
 		.cmd = IET_CMD_TPG_DEL,
 		.flags = GENL_ADMIN_PERM,
 		.doit = tpg_del,
-		.internal_flags = UNLOCKED,
 	}, {
 		.cmd = IET_CMD_TPG_GET,
 		.flags = GENL_ADMIN_PERM,

@@ -42,6 +42,9 @@ static int read_cached_execute(struct iet_scsi_req *req)
 /* How a backend's error reads in sense data, per kind of I/O. */
 void iet_scsi_io_error(struct iet_scsi_req *req, enum iet_io_op op, int error)
 {
+	/* A backing closed (its port groups left the active states): retry. */
+	if (error == -ENXIO)
+		return iet_scsi_sense(req, NOT_READY, 0x04, 0x0a);
 	switch (op) {
 	case IET_IO_NONE:
 	case IET_IO_READ:
@@ -131,7 +134,7 @@ int iet_backend_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
 int iet_lun_io_sync(struct iet_lun *lun, enum iet_io_op op, loff_t pos,
 		    struct iet_buf *buf, u32 len, bool stable)
 {
-	int ret = iet_lun_io_hold(lun);
+	int ret = iet_lun_io_hold(lun, false);
 
 	if (ret)
 		return ret;

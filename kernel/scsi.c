@@ -209,27 +209,30 @@ void iet_scsi_check_ua(struct iet_scsi_req *req)
 }
 
 /*
- * A command that may use the backend holds the LUN's backing from its
- * dispatch to its completion, so that it never closes under it (lun.c);
- * those SPC-4 lets through a standby group use none. Closed meanwhile (the
- * target's active groups left that state since the command was checked),
- * it is refused as the group's state now refuses it.
+ * A command that uses the backend holds the LUN's backing from the moment
+ * it runs (not while it waits in the task set, the write gate or for
+ * memory: a peer must not keep a backing open by stalling) to its
+ * completion, so that it never closes under it (lun.c); those SPC-4 lets
+ * through a standby group use none. Closing already (the target's active
+ * groups left that state since the command was checked), it is refused as
+ * the group's state now refuses it: false.
  */
-void iet_scsi_hold_backing(struct iet_scsi_req *req)
+bool iet_scsi_hold_backing(struct iet_scsi_req *req)
 {
 	if (req->holds_io || !req->lun || !req->execute ||
 	    req->status != SAM_STAT_GOOD ||
 	    (req->op_flags & (IET_OP_ALUA_STANDBY | IET_OP_ALUA_ANY |
 			      IET_OP_ANY_LUN)))
-		return;
-	if (!iet_lun_io_hold(req->lun)) {
+		return true;
+	if (!iet_lun_io_hold(req->lun, true)) {
 		req->holds_io = true;
-		return;
+		return true;
 	}
 	iet_alua_check(req);
 	/* LOGICAL UNIT NOT ACCESSIBLE, ASYMMETRIC ACCESS STATE TRANSITION */
 	if (req->status == SAM_STAT_GOOD)
 		iet_scsi_sense(req, NOT_READY, 0x04, 0x0a);
+	return false;
 }
 
 /* Once its backend work is over: a closing backing may go. */
@@ -272,6 +275,10 @@ int iet_scsi_execute(struct iet_scsi_req *req)
 	/* A write parked behind COMPARE AND WRITE runs when it is over. */
 	if (req->wnr && !iet_wgate_enter(req))
 		return IET_ASYNC;
+	if (!iet_scsi_hold_backing(req)) {
+		iet_wgate_exit(req);
+		return 0;
+	}
 	if (req->execute(req) == IET_ASYNC)
 		return IET_ASYNC;
 	iet_wgate_exit(req);

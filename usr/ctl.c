@@ -51,7 +51,7 @@ static void client_free(struct ctl_client *cl)
 	textbuf_free(&cl->rsp);
 	wipe(cl->req, sizeof(cl->req));
 	if (cl->later)
-		log_warn("ietd stops before initiators it asked to log out are gone: what ietadm asked for is not finished");
+		log_warn("ietd stops before what an ietadm request waits for has happened: it is not finished");
 	ctl_later_free(cl->later);
 	free(cl);
 }
@@ -96,8 +96,9 @@ static void process(struct ctl_client *cl)
 	}
 	if (ret == -EINPROGRESS) {
 		/*
-		 * It waits for initiators to log out: answered by ctl_poll()
-		 * then, and meanwhile neither read nor timed out.
+		 * It waits for initiators to log out, or for LUNs' backings
+		 * to close: answered by ctl_poll() then, and meanwhile
+		 * neither read nor timed out.
 		 */
 		cl->version = version;
 		cl->deadline = UINT64_MAX;
@@ -346,7 +347,7 @@ void ctl_poll(struct ctl *c, uint64_t now)
 
 	for (; cl; cl = next) {
 		next = cl->next;
-		if (cl->later && !logout_poll(&cl->later->lw, now))
+		if (cl->later && !ctl_later_poll(cl->later, now))
 			finish(cl);
 	}
 }

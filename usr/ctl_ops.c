@@ -182,6 +182,12 @@ int ctl_start(struct runtime *rt, const struct ctl_req *req,
 	return -EINVAL;
 }
 
+int ctl_later_poll(struct ctl_later *later, uint64_t now)
+{
+	return later->poll ? later->poll(later, now) :
+	       logout_poll(&later->lw, now);
+}
+
 void ctl_later_free(struct ctl_later *later)
 {
 	if (!later)
@@ -209,7 +215,7 @@ int ctl_handle(struct runtime *rt, const struct ctl_req *req,
 
 	if (ret != -EINPROGRESS)
 		return ret;
-	while (logout_poll(&later->lw, now_ms()) > 0)
+	while (ctl_later_poll(later, now_ms()) > 0)
 		nanosleep(&nap, NULL);
 	return ctl_finish(rt, later, out, err, errlen);
 }

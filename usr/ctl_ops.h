@@ -28,6 +28,12 @@ typedef int op_fn(struct runtime *rt, const struct ctl_req *req,
  */
 struct ctl_later {
 	struct logout_wait lw;
+	/*
+	 * > 0 while it waits, 0 once it may finish; without one, it waits
+	 * for the initiators of lw to log out.
+	 */
+	int (*poll)(struct ctl_later *l, uint64_t now);
+	uint64_t end_ms;		/* poll's deadline */
 	int (*finish)(struct runtime *rt, const struct ctl_later *l,
 		      struct textbuf *out, char *err, size_t errlen);
 	uint32_t tid;			/* 0: every target */
@@ -43,6 +49,8 @@ struct ctl_later {
 int ctl_start(struct runtime *rt, const struct ctl_req *req,
 	      struct textbuf *out, struct ctl_later **later, char *err,
 	      size_t errlen);
+/* > 0 while later waits (never blocks longer than a kernel dump). */
+int ctl_later_poll(struct ctl_later *later, uint64_t now);
 /* Do what remains and free later; the request's result. */
 int ctl_finish(struct runtime *rt, struct ctl_later *later,
 	       struct textbuf *out, char *err, size_t errlen);

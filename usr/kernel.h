@@ -37,7 +37,8 @@ struct ksession {
 struct klun {
 	struct lun_conf conf;
 	struct kstats stats;
-	bool closed;			/* its backing (no active group here) */
+	/* enum iet_lun_backing; UNSPEC from a module that has none to close */
+	uint32_t backing;
 };
 
 /* A portal group of a target: a target port and its ALUA state. */
@@ -60,6 +61,7 @@ struct ktarget {
 	/* A module without portal groups reports none: it has group 1. */
 	struct ktpg tpgs[IET_TPGS_MAX];
 	size_t nr_tpgs;
+	uint32_t luns_closing;		/* LUN backings still closing */
 };
 
 /* A registration of a LUN's persistent reservations. */

@@ -195,6 +195,7 @@ int kreply_target(const struct nlmsghdr *nlh, struct kstate *st)
 	get_str(tb[IET_A_TARGET_NAME], t->name, sizeof(t->name));
 	get_u32_array(tb[IET_A_TARGET_PARAMS], t->tparams, IET_TP_MAX);
 	get_u32_array(tb[IET_A_SESSION_PARAMS], t->keys, IET_KEY_MAX);
+	t->luns_closing = get_u32(tb[IET_A_LUNS_CLOSING]);
 	return 0;
 }
 
@@ -230,7 +231,7 @@ int kreply_lun(const struct nlmsghdr *nlh, struct ktarget *t)
 		l->conf.mode_select = lun_mode_select_of(&l->conf,
 			get_u32(tb[IET_A_LUN_MODE_SELECT]));
 	get_stats(tb[IET_A_STATS], &l->stats);
-	l->closed = valid(tb[IET_A_LUN_CLOSED], MNL_TYPE_FLAG);
+	l->backing = get_u32(tb[IET_A_LUN_BACKING]);
 	return 0;
 }
 

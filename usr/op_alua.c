@@ -13,6 +13,7 @@
 
 #include "ctl_ops.h"
 #include "log.h"
+#include "loop.h"
 #include "op_alua.h"
 
 static const struct {
@@ -139,6 +140,75 @@ static int has_tpg(uint32_t tid, uint16_t tag, char *err, size_t errlen)
 	return 0;
 }
 
+/* Past this, the backings still closing are said to be stuck. */
+#define CLOSE_WAIT_MS	(100 * 1000)
+
+/* LUN backings of tid still closing, or -errno. */
+static int closing(uint32_t tid)
+{
+	const struct ktarget *kt;
+	struct kstate st;
+	char err[8];
+	int ret;
+
+	ret = dump_kernel(&st, err, sizeof(err));
+	if (ret)
+		return ret;
+	kt = kstate_target(&st, tid);
+	ret = kt ? (int)kt->luns_closing : 0;
+	kstate_free(&st);
+	return ret;
+}
+
+static int closing_poll(struct ctl_later *l, uint64_t now)
+{
+	int n = closing(l->tid);
+
+	return n > 0 && now < l->end_ms ? n : 0;
+}
+
+static int closing_finish(struct runtime *rt, const struct ctl_later *l,
+			  struct textbuf *out, char *err, size_t errlen)
+{
+	int n = closing(l->tid);
+
+	(void)rt;
+	(void)out;
+	if (n <= 0)
+		return 0;
+	snprintf(err, errlen,
+		 "target %u: the state is set, but %d LUN backing%s still closing after %u s: commands are stuck in the backend (it closes when they end)",
+		 l->tid, n, n == 1 ? " is" : "s are", (unsigned int)(CLOSE_WAIT_MS / 1000));
+	return -ETIMEDOUT;
+}
+
+/*
+ * A change that left the target inactive closes its LUNs' backings once
+ * their commands end: answered then, so that a cluster agent demotes the
+ * device only once it is free. Waited for in the event loop, not here.
+ */
+static int wait_closed(struct runtime *rt, uint32_t tid, char *err,
+		       size_t errlen)
+{
+	struct ctl_later *l;
+	int n = closing(tid);
+
+	if (n <= 0)
+		return 0;
+	l = calloc(1, sizeof(*l));
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	l->tid = tid;
+	l->cid = -1;
+	l->poll = closing_poll;
+	l->finish = closing_finish;
+	l->end_ms = now_ms() + CLOSE_WAIT_MS;
+	rt->later = l;
+	return -EINPROGRESS;
+}
+
 int tpg_update(struct runtime *rt, const struct ctl_req *req, char *err,
 	       size_t errlen)
 {
@@ -167,5 +237,5 @@ int tpg_update(struct runtime *rt, const struct ctl_req *req, char *err,
 				     t->tid, r.tag);
 	log_info("ietadm: target tid %u %s portal group %ld: %s", t->tid,
 		 t->name, r.tag, alua_state_name(r.state));
-	return 0;
+	return wait_closed(rt, t->tid, err, errlen);
 }

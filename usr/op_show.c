@@ -92,6 +92,19 @@ static void target_text(struct textbuf *out, const struct target_conf *t,
 	tpg_text(out, kt);
 }
 
+/* A module older than closed backings has every one open. */
+static const char *backing_name(uint32_t backing)
+{
+	switch (backing) {
+	case IET_LUN_BACKING_CLOSING:
+		return "closing";
+	case IET_LUN_BACKING_CLOSED:
+		return "closed";
+	default:
+		return "open";
+	}
+}
+
 static void lun_text(struct textbuf *out, const struct klun *kl)
 {
 	const struct lun_conf *l = &kl->conf;
@@ -110,7 +123,7 @@ static void lun_text(struct textbuf *out, const struct klun *kl)
 	out_line(out, "ModeSelect=%s", lun_mode_select(l) ? "Yes" : "No");
 	out_line(out, "Blocks=%llu", (unsigned long long)l->blocks);
 	if (l->type != IET_LUN_NULLIO)
-		out_line(out, "Backing=%s", kl->closed ? "closed" : "open");
+		out_line(out, "Backing=%s", backing_name(kl->backing));
 	stats_text(out, &kl->stats);
 }
 
@@ -247,7 +260,7 @@ static void lun_json_open(struct jw *j, const struct klun *kl, bool full)
 	jw_bool(j, "thin_provisioning", !l->thin_off);
 	jw_u64(j, "blocks", l->blocks);
 	if (l->type != IET_LUN_NULLIO)
-		jw_bool(j, "backing_open", !kl->closed);
+		jw_str(j, "backing", backing_name(kl->backing));
 	stats_json(j, &kl->stats, full);
 }
 

@@ -39,6 +39,7 @@ static struct {
 	bool logout_held;		/* doomed stay until fake_logout_go() */
 	struct logout_scope *doomed;	/* dropped after the next dump */
 	size_t nr_doomed;
+	bool closing_stuck;		/* backings closing stay so */
 } f = { .pipe = { -1, -1 } };
 
 static const char *const op_names[F_NR_OPS] = {
@@ -174,6 +175,7 @@ void fake_reset(void)
 	f.nr_doomed = 0;
 	f.logout_ignored = false;
 	f.logout_held = false;
+	f.closing_stuck = false;
 	f.errmsg[0] = '\0';
 	kernel_close();
 }
@@ -854,9 +856,24 @@ static int dump_state(struct kstate *st)
 	return done(c, 0, NULL);
 }
 
+void fake_set_closing(uint32_t tid, uint32_t n, bool stuck)
+{
+	struct ktarget *t = find_target(tid);
+
+	if (t)
+		t->luns_closing = n;
+	f.closing_stuck = stuck;
+}
+
 int kernel_dump(struct kstate *st)
 {
 	int ret = dump_state(st);
+	size_t i;
+
+	/* Each dump finds one backing more closed, unless they are stuck. */
+	for (i = 0; !ret && !f.closing_stuck && i < f.st.nr_targets; i++)
+		if (f.st.targets[i].luns_closing)
+			f.st.targets[i].luns_closing--;
 
 	/* Past the deadline of an ignored request: dropped by the kernel. */
 	while (!ret && f.nr_doomed && !f.logout_held)

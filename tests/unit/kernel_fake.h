@@ -95,6 +95,12 @@ void fake_logout_ignored(bool ignored);
 void fake_logout_held(bool held);
 void fake_logout_go(void);
 
+/*
+ * n LUN backings of target tid closing: one fewer at each dump, or
+ * (stuck) none, as when commands hang in the backend.
+ */
+void fake_set_closing(uint32_t tid, uint32_t n, bool stuck);
+
 /* Queue an event; kernel_event_fd() becomes readable. */
 void fake_event(const struct kevent *ev);
 

@@ -97,6 +97,12 @@ TEST(kreply_target_reads_tid_name_parameters_and_keys)
 		CHECK_EQ(st.targets[0].tparams[i], 100 + i);
 	for (i = 1; i <= IET_KEY_MAX; i++)
 		CHECK_EQ(st.targets[0].keys[i], 1000 + i);
+	CHECK_EQ(st.targets[0].luns_closing, 0);
+	/* LUN backings still closing, as a kernel with HA pairs counts them. */
+	mnl_attr_put_u32(nlh, IET_A_LUNS_CLOSING, 2);
+	REQUIRE_EQ(kreply_target(nlh, &st), 0);
+	REQUIRE_EQ(st.nr_targets, 2);
+	CHECK_EQ(st.targets[1].luns_closing, 2);
 	kstate_free(&st);
 	CHECK_EQ(st.nr_targets, 0);
 }
@@ -149,12 +155,12 @@ TEST(kreply_lun_reads_every_field_past_a_pad_attribute)
 	CHECK_EQ(t->luns[0].stats.read_bytes, 1ull << 33);
 	CHECK_EQ(t->luns[0].stats.write_bytes, 12);
 	CHECK_EQ(t->luns[0].stats.errors, 1);
-	CHECK(!t->luns[0].closed);
-	/* Its backing closed: the kernel says so with a flag. */
-	mnl_attr_put(nlh, IET_A_LUN_CLOSED, 0, NULL);
+	/* A module without closed backings says nothing: open, then. */
+	CHECK_EQ(t->luns[0].backing, IET_LUN_BACKING_UNSPEC);
+	mnl_attr_put_u32(nlh, IET_A_LUN_BACKING, IET_LUN_BACKING_CLOSING);
 	REQUIRE_EQ(kreply_lun(nlh, t), 0);
 	REQUIRE_EQ(t->nr_luns, 2);
-	CHECK(t->luns[1].closed);
+	CHECK_EQ(t->luns[1].backing, IET_LUN_BACKING_CLOSING);
 	kstate_free(&st);
 }
 

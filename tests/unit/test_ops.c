@@ -1262,6 +1262,49 @@ TEST(ops_show_lun_gives_its_reservations_and_update_ends_them)
 	of_free(&f);
 }
 
+/*
+ * A state change that leaves the target inactive closes its LUNs'
+ * backings as their commands end: ietadm hears back once they have, and
+ * ietd serves everyone else meanwhile (the wait is a later of the loop's).
+ */
+TEST(ops_update_answers_once_the_backings_it_closes_are_closed)
+{
+	struct ctl_later *later = NULL;
+	struct ofx f;
+	struct ctl_req r = { .version = CTL_VERSION, .op = "update",
+			     .fields = CTL_F_TID | CTL_F_PARAMS, .tid = 1,
+			     .params = "PortalGroup=1,State=standby" };
+	size_t dumps;
+
+	of_init(&f, CONF);
+	fake_set_closing(1, 3, false);
+	dumps = fake_count(F_DUMP);
+	REQUIRE_EQ(op(&f, (struct rq){ "update", CTL_F_TID, 1,
+			.params = "PortalGroup=1,State=standby" }), 0);
+	/* Polled until none was left closing. */
+	CHECK(fake_count(F_DUMP) >= dumps + 3);
+	CHECK_EQ(fake_target(1)->luns_closing, 0);
+
+	/* Stuck in the backend: said so, once the wait is over. */
+	fake_set_closing(1, 2, true);
+	REQUIRE_EQ(ctl_start(&f.fx.rt, &r, &f.out, &later, err, sizeof(err)),
+		   -EINPROGRESS);
+	REQUIRE(later != NULL);
+	CHECK(ctl_later_poll(later, now_ms()) > 0);
+	CHECK_EQ(ctl_later_poll(later, later->end_ms), 0);
+	CHECK_EQ(ctl_finish(&f.fx.rt, later, &f.out, err, sizeof(err)),
+		 -ETIMEDOUT);
+	CHECK_CONTAINS(err, "2 LUN backings are still closing");
+	/* Nothing closing: answered at once. */
+	fake_set_closing(1, 0, false);
+	later = NULL;
+	r.params[strlen("PortalGroup=1,State=")] = 'u';
+	r.params[strlen("PortalGroup=1,State=u")] = '\0';
+	CHECK_EQ(ctl_start(&f.fx.rt, &r, &f.out, &later, err, sizeof(err)), 0);
+	CHECK(later == NULL);
+	of_free(&f);
+}
+
 TEST(ops_update_sets_a_portal_groups_alua_state_and_show_gives_it)
 {
 	struct ofx f;

@@ -13,7 +13,8 @@
  *                      the target's I/O thread pool at once
  * IET_CMD_TARGET_DEL   TID                      -EBUSY while it has sessions
  * IET_CMD_TARGET_GET   TID (do) or nothing (dump, one message per target):
- *                      TID, TARGET_NAME, TARGET_PARAMS, SESSION_PARAMS
+ *                      TID, TARGET_NAME, TARGET_PARAMS, SESSION_PARAMS,
+ *                      LUNS_CLOSING
  *
  * IET_CMD_LUN_NEW      TID, LUN, LUN_TYPE, [LUN_PATH], [LUN_IOMODE],
  *                      [LUN_SCSI_ID], [LUN_SCSI_SN], [LUN_BLOCK_SIZE],
@@ -31,7 +32,7 @@
  *                      LUN_IOMODE, LUN_SCSI_ID, LUN_SCSI_SN,
  *                      LUN_BLOCK_SIZE, LUN_BLOCKS, STATS,
  *                      LUN_PHYS_BLOCK_SIZE, LUN_ROTATION_RATE, LUN_THIN,
- *                      LUN_MODE_SELECT, [LUN_CLOSED]
+ *                      LUN_MODE_SELECT, LUN_BACKING
  *                      (the four before it as asked for, or their
  *                      defaults; a kernel older than them leaves them out)
  *
@@ -42,8 +43,10 @@
  * serves the LUN's identity, size and ALUA states without it. A change of
  * state that makes the target active opens every closed backing first (and
  * fails, changing nothing, if one cannot be opened); one that leaves it
- * inactive sets the state, then closes each backing once the commands
- * using it have ended, flushing what it caches.
+ * inactive sets the state and starts closing each backing, which closes
+ * once the commands using it have ended, flushing what it caches: the
+ * target's LUNS_CLOSING counts those still closing (a LUN deleted while
+ * open closes the same way).
  *
  * IET_CMD_SESSION_NEW  TID, SID, INITIATOR_NAME, EXP_CMDSN, SESSION_PARAMS,
  *                      [TPGT] (the portal group it logged in through, one
@@ -88,10 +91,7 @@
  *                      new target has portal group 1, active/optimized.
  *                      TPG_REMOTE changes a group's kind (-EBUSY while a
  *                      session uses it); absent, a group keeps its kind and
- *                      a new one is the target's own. Returns once the
- *                      backings it closes are closed (-ETIMEDOUT after 60
- *                      seconds of commands stuck in one: the state is set,
- *                      the backing closes when they end).
+ *                      a new one is the target's own.
  * IET_CMD_TPG_DEL      TID, TPGT                -EBUSY while a session uses it
  * IET_CMD_TPG_GET      dump, TID required: one message per portal group:
  *                      TID, TPGT, ALUA_STATE, TPG_SESSIONS, TPG_REMOTE
@@ -227,8 +227,8 @@ enum iet_attr {
 	 * or closes no backing here.
 	 */
 	IET_A_TPG_REMOTE,
-	/* flag: the LUN's backing is closed (or closing): see LUN_NEW */
-	IET_A_LUN_CLOSED,
+	IET_A_LUN_BACKING,	/* u32, enum iet_lun_backing: see LUN_NEW */
+	IET_A_LUNS_CLOSING,	/* u32: a target's LUN backings still closing */
 	__IET_A_MAX
 };
 
@@ -303,6 +303,15 @@ enum iet_pr_clear {
 	IET_PR_RELEASE,		/* the reservations, persistent and SPC-2 */
 	IET_PR_CLEAR_ALL,	/* those and every registration */
 	__IET_PR_CLEAR_MAX
+};
+
+/* Whether a fileio or blockio LUN's backing is open (see LUN_NEW). */
+enum iet_lun_backing {
+	IET_LUN_BACKING_UNSPEC,
+	IET_LUN_BACKING_OPEN,
+	IET_LUN_BACKING_CLOSING,	/* until its commands have ended */
+	IET_LUN_BACKING_CLOSED,
+	__IET_LUN_BACKING_MAX
 };
 
 /* The asymmetric access state of a target port group (SPC-4 5.16.2.4). */
