@@ -824,10 +824,6 @@ int lun_parse_args(const char *args, struct lun_conf *lun, char *err,
 		snprintf(err, errlen, "Path: not used with Type=nullio");
 		return -EINVAL;
 	}
-	if (lun->type != IET_LUN_NULLIO && given[ARG_BLOCKS]) {
-		snprintf(err, errlen, "Blocks: only for Type=nullio");
-		return -EINVAL;
-	}
 	if (lun->phys_block_size && lun->phys_block_size < lun->block_size) {
 		snprintf(err, errlen,
 			 "PhysicalBlockSize: %u is smaller than BlockSize %u",

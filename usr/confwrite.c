@@ -74,7 +74,7 @@ int lun_args_format(const struct lun_conf *lun, char *buf, size_t len)
 		ADD(",ThinProvisioning=No");
 	if (lun->mode_select != MODE_SELECT_DEFAULT)
 		ADD(",ModeSelect=%s", lun_mode_select(lun) ? "Yes" : "No");
-	if (lun->type == IET_LUN_NULLIO && lun->blocks)
+	if (lun->blocks)
 		ADD(",Blocks=%llu", (unsigned long long)lun->blocks);
 #undef ADD
 	return 0;

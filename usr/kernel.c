@@ -391,8 +391,9 @@ int kernel_lun_new(uint32_t tid, const struct lun_conf *lun)
 
 	/*
 	 * The size it reports while its backing stays closed (no active
-	 * portal group here: an HA pair's standby node), as the path has it
-	 * now; the kernel takes the backing's own once it opens.
+	 * portal group here: an HA pair's standby node), unless Blocks= says:
+	 * as the path has it now. The kernel takes the backing's own once it
+	 * opens.
 	 */
 	if (lun->type != IET_LUN_NULLIO && !lun->blocks) {
 		sized = *lun;

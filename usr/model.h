@@ -79,7 +79,7 @@ struct lun_conf {
 	uint32_t rotation_rate;		/* VPD 0xb1; 0 = not reported */
 	bool thin_off;			/* ThinProvisioning=No */
 	uint8_t mode_select;		/* enum lun_mode_select: ModeSelect= */
-	uint64_t blocks;		/* nullio size; 0 = kernel default */
+	uint64_t blocks;		/* nullio size; else closed size; 0 = default */
 	unsigned int line;		/* where it was configured, 0 = ietadm */
 };
 

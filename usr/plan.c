@@ -188,17 +188,25 @@ static void model_changes(struct builder *b, const struct target_conf *old,
 		     what);
 }
 
-/* The kernel's LUNs of kt, in the model of t, replacing t's. */
+/*
+ * The kernel's LUNs of kt, in the model of t, replacing t's. A fileio or
+ * blockio LUN's size is its backing's, not a setting: left out.
+ */
 static int take_kernel_luns(struct target_conf *t, const struct ktarget *kt)
 {
+	struct lun_conf l;
 	size_t i;
 
 	free(t->luns);
 	t->luns = NULL;
 	t->nr_luns = 0;
-	for (i = 0; i < kt->nr_luns; i++)
-		if (target_add_lun(t, &kt->luns[i].conf))
+	for (i = 0; i < kt->nr_luns; i++) {
+		l = kt->luns[i].conf;
+		if (l.type != IET_LUN_NULLIO)
+			l.blocks = 0;
+		if (target_add_lun(t, &l))
 			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -262,6 +270,16 @@ static bool group_differs(const struct config *cfg, const struct ktpg *h,
 }
 
 /*
+ * What TPG_SET says of a group's kind: only that it is another node's, or
+ * that one of the other kind becomes this node's (a module older than
+ * remote groups takes every other request).
+ */
+static int kind_of(bool remote, bool was_remote)
+{
+	return remote ? 1 : was_remote ? 0 : TPG_KIND_KEEP;
+}
+
+/*
  * Steps that give a target the configured portal groups. kt NULL: a target
  * this plan creates (with group 1), whose steps join its creation's bucket.
  */
@@ -290,7 +308,7 @@ static int sync_groups(struct builder *b, const struct ktarget *kt,
 			return -ENOMEM;
 		s->op = STEP_TPG_NEW;
 		s->tpgt = want[i].tag;
-		s->tpg_remote = want[i].remote;
+		s->tpg_remote = kind_of(want[i].remote, h && h->remote);
 		s->tpg_state = initial_state(cfg, &want[i]);
 		if (h) {
 			s->tpg_existed = true;
@@ -326,7 +344,7 @@ int apply_target_groups(uint32_t tid, const struct config *cfg)
 		    initial_state(cfg, &want[i]) != IET_ALUA_ACTIVE_OPTIMIZED)
 			ret = kernel_tpg_set(tid, want[i].tag,
 					     initial_state(cfg, &want[i]),
-					     want[i].remote);
+					     kind_of(want[i].remote, false));
 	if (!ret && !wants_tag(want, nw, 1))
 		ret = kernel_tpg_del(tid, 1);
 	return ret;
@@ -652,14 +670,15 @@ static void undo_step(const struct plan_step *s)
 	case STEP_TPG_NEW:
 		if (s->tpg_existed)
 			kernel_tpg_set(s->tid, s->tpgt, s->old_tpg_state,
-				       s->old_tpg_remote);
+				       kind_of(s->old_tpg_remote,
+					       s->tpg_remote == 1));
 		else
 			kernel_tpg_del(s->tid, s->tpgt);
 		break;
 	case STEP_TPG_DEL:
 		if (!tpg_retire_cancel(s->tid, s->tpgt))
 			kernel_tpg_set(s->tid, s->tpgt, s->old_tpg_state,
-				       s->old_tpg_remote);
+				       kind_of(s->old_tpg_remote, false));
 		break;
 	case STEP_LUN_NEW:
 		kernel_lun_del(s->tid, s->lun.lun);
@@ -692,7 +711,7 @@ static void step_text(const struct plan_step *s, char *buf, size_t len)
 	case STEP_TPG_NEW:
 		snprintf(buf, len, "tid %u %s: %s portal group %u%s%s", s->tid,
 			 s->name, s->tpg_existed ? "set" : "add", s->tpgt,
-			 s->tpg_remote ? ", another node's" : "",
+			 s->tpg_remote == 1 ? ", another node's" : "",
 			 s->tpg_state == IET_ALUA_STANDBY ? ", standby" : "");
 		break;
 	case STEP_TPG_DEL:

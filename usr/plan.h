@@ -55,10 +55,10 @@ struct plan_step {
 	uint16_t tpgt;			/* TPG_NEW, TPG_DEL */
 	uint32_t sessions;		/* TPG_DEL: of the group, let go */
 	/*
-	 * TPG_NEW: the group's kind (0 this node's, 1 another's) and state
-	 * (IET_ALUA_UNSPEC: the kernel's default); of a group the target has
-	 * already (the one it was made with, or of the other kind), what it
-	 * was, to undo.
+	 * TPG_NEW: the group's kind as TPG_SET says it (1 another node's, 0
+	 * this node's once it was another's, TPG_KIND_KEEP for this node's)
+	 * and its state; of a group the target has already (the one it was
+	 * made with, or of the other kind), what it was, to undo.
 	 */
 	int tpg_remote;
 	uint32_t tpg_state;

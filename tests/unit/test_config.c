@@ -817,8 +817,6 @@ TEST(config_error_lun_arguments_name_the_argument)
 	      "ietd.conf:2: Lun: ", "ScsiSN: longer than 16");
 	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,BlockSize=520\n",
 	      "ietd.conf:2: Lun: ", "BlockSize: \"520\"");
-	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Blocks=10\n",
-	      "ietd.conf:2: Lun: ", "Blocks: only for Type=nullio");
 	FAILS("Target " TARGET1 "\n Lun 0 Type=nullio,Blocks=0\n",
 	      "ietd.conf:2: Lun: ", "Blocks: \"0\" is not a positive number");
 	FAILS("Target " TARGET1 "\n Lun 0 Path=/a,Frob=1\n",

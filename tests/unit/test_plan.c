@@ -485,6 +485,8 @@ TEST(plan_gives_every_target_the_configured_portal_groups)
 	CHECK(kernel_groups(1, "3 2 ") || kernel_groups(1, "2 3 "));
 	CHECK(kernel_groups(2, "3 2 ") || kernel_groups(2, "2 3 "));
 	CHECK_EQ(fake_count(F_TPG_SET), 4);
+	/* Nothing of kinds for a single node: a module older than them takes it. */
+	CHECK_EQ(fake_last(F_TPG_SET)->tpg_remote, TPG_KIND_KEEP);
 	CHECK_EQ(fake_count(F_TPG_DEL), 2);		/* group 1 of each */
 	CHECK_EQ(model.nr_groups, 2);
 	/* Again: nothing to do. */
