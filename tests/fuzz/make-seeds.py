@@ -163,6 +163,11 @@ def main():
           b"ThinProvisioning=No\n"
           b" Lun 1 Path=/srv/a.img,BlockSize=4096,physicalblocksize=32768,"
           b"rotationrate=0x1c20,thinprovisioning=yes\n")
+    write(out + "/config", "ha-node",
+          b"PortalGroup 2 192.0.2.12:3260\nRemotePortalGroup 1\n"
+          b"Target iqn.2001-04.com.example:a\n"
+          b" Lun 0 Path=/dev/drbd0,Type=blockio,ScsiId=clu0,ScsiSN=clu0\n"
+          b" Lun 1 Path=/srv/a.img,Blocks=2048\n")
 
     write(out + "/text", "login", text(INIT and "InitiatorName=" + INIT,
                                        *OPS))
@@ -367,8 +372,18 @@ def main():
                strz(a["IET_A_TARGET_NAME"], "iqn.2001-04.com.example:t")) +
           b"".join(genl(a["IET_CMD_TPG_GET"], u32(a["IET_A_TID"], 1),
                         u32(a["IET_A_TPGT"], tag), u32(a["IET_A_ALUA_STATE"], state),
-                        u32(a["IET_A_TPG_SESSIONS"], 2))
-                   for tag, state in ((1, 1), (2, 3))))
+                        u32(a["IET_A_TPG_SESSIONS"], 2),
+                        u32(a["IET_A_TPG_REMOTE"], remote))
+                   for tag, state, remote in ((1, 1, 0), (2, 3, 1))))
+    # An HA pair's standby node: LUN backings closing, one LUN closed.
+    write(out + "/kreply", "closing",
+          genl(a["IET_CMD_TARGET_GET"], u32(a["IET_A_TID"], 1),
+               strz(a["IET_A_TARGET_NAME"], "iqn.2001-04.com.example:t"),
+               u32(a["IET_A_LUNS_CLOSING"], 2)) +
+          genl(a["IET_CMD_LUN_GET"], u32(a["IET_A_TID"], 1),
+               u32(a["IET_A_LUN"], 0), u32(a["IET_A_LUN_TYPE"], 3),
+               strz(a["IET_A_LUN_PATH"], "/dev/drbd0"),
+               u32(a["IET_A_LUN_BACKING"], 3)))
     write(out + "/kreply", "new", genl(a["IET_CMD_TARGET_NEW"],
                                        u32(a["IET_A_TID"], 3)))
 

@@ -22,7 +22,7 @@ from vmlib import rawiscsi as ri
 from vmlib.rawiscsi import Connection
 from vmlib.storage import SlowWrites
 from vmlib.target import iqn
-from vmlib.util import REPO, MiB, run
+from vmlib.util import REPO, MiB, run, udev_settle
 
 NAME = iqn("ha-node")
 GROUPS = "PortalGroup 1 127.0.0.1\nRemotePortalGroup 2\n"
@@ -123,9 +123,11 @@ def test_a_standby_node_serves_its_luns_closed_and_opens_them_when_active(
         assert claimed(brd.dev)
         assert sense(c, ri.cdb_test_unit_ready(), lun=0) == \
             (ri.CHECK_CONDITION, (0x06, 0x2a, 0x06))
-        # LUN 1 opened at its new size: its nexuses hear of that too.
-        assert {sense(c, ri.cdb_test_unit_ready(), lun=1) for _ in range(2)} == \
-            {(ri.CHECK_CONDITION, (0x06, 0x2a, 0x06)), (ri.CHECK_CONDITION, (0x06, 0x2a, 0x09))}
+        # LUN 1 opened at its new size, and thin (a file's holes), which it
+        # could not say while closed: its nexuses hear of both too.
+        assert {sense(c, ri.cdb_test_unit_ready(), lun=1) for _ in range(3)} == \
+            {(ri.CHECK_CONDITION, (0x06, 0x2a, 0x06)), (ri.CHECK_CONDITION, (0x06, 0x2a, 0x09)),
+             (ri.CHECK_CONDITION, (0x06, 0x3f, 0x03))}
         assert groups(c)[1] == (AO, 2, [1])
         assert capacity(c, 1) == (16 * MiB // 512 - 1, 512)
         data = pattern(100, 4)
@@ -198,6 +200,65 @@ def test_leaving_the_active_state_waits_for_the_writes_in_flight(daemon, brd):  
         slow.remove()
 
 
+@pytest.mark.guard
+def test_a_command_under_way_finishes_as_its_backing_closes(daemon, brd):  # noqa: F811
+    """COMPARE AND WRITE (VMware's ATS) reads, then writes, each an I/O of
+    its own: begun before the group left the active state, its write still
+    goes to the backing, which closes after it."""
+    # Reads held 1.5 s, writes not.
+    slow = SlowWrites("iet-ha-slowreads", brd.dev, read_ms=1500).create()
+    try:
+        daemon(config((0, f"Path={slow.path},Type=blockio")))
+        set_state(1, "ao")
+        c = login()
+        c.clear_unit_attentions()
+        old, new = pattern(0, 1), pattern(99, 1)
+        r = c.execute(ri.cdb_write10(40, 1), data=old)
+        assert r.status == ri.GOOD, r.sense_triple
+        caw = struct.pack(">BBQxxxBxx", 0x89, 0, 40, 1)
+        task = c.submit(caw, data=old + new, edtl=1024)
+        time.sleep(0.5)         # its read is held by dm-delay
+        set_state(1, "standby")
+        r = c.wait(task)
+        assert r.status == ri.GOOD, r.sense_triple
+        assert not claimed(slow.path)
+        with open(slow.path, "rb") as d:
+            d.seek(40 * 512)
+            assert d.read(512) == new
+        c.logout()
+        c.close()
+    finally:
+        # udev probes what the target wrote as it closes it: not slowly.
+        slow.read_ms = 0
+        slow.set_write_delay(0)
+        udev_settle()
+        slow.remove()
+
+
+@pytest.mark.guard
+def test_a_stalled_initiator_cannot_hold_a_backing_open(daemon, brd):  # noqa: F811
+    """A command waiting for its turn (here behind an ORDERED write whose
+    data never comes) holds no backing: leaving the active state closes it
+    at once, however the initiator stalls."""
+    daemon(config((0, f"Path={brd.dev},Type=blockio")))
+    set_state(1, "ao")
+    c = login()
+    try:
+        c.clear_unit_attentions()
+        # 256 KiB: the first burst goes with the command, the rest waits
+        # for an R2T nobody answers.
+        c.submit(ri.cdb_write10(0, 512), data=bytes(256 * 1024), attr=ri.ATTR_ORDERED)
+        c.submit(ri.cdb_read10(1024, 8), read=True, edtl=4096)
+        time.sleep(0.5)
+        start = time.monotonic()
+        set_state(1, "standby")
+        took = time.monotonic() - start
+        assert not claimed(brd.dev)
+        assert took < 20, f"ietadm waited {took:.1f} s for commands that never ran"
+    finally:
+        c.close()
+
+
 def test_remote_group_state_is_reported_and_opens_nothing(daemon, backing):  # noqa: F811
     f = backing("file", 8 * MiB)
     daemon(config((0, f"Path={f},Type=fileio")))
@@ -233,7 +294,8 @@ AGENT = REPO / "etc" / "ocf" / "alua"
 def agent(action, **env):
     """ocf:iet:alua's action, as Pacemaker runs it: its exit status."""
     e = dict(os.environ, OCF_ROOT="/usr/lib/ocf", OCF_RESOURCE_INSTANCE="p_alua",
-             OCF_RESKEY_iqn=NAME, OCF_RESKEY_ietadm=str(IETADM), **env)
+             OCF_RESKEY_iqn=NAME, OCF_RESKEY_ietadm=str(IETADM))
+    e.update(env)
     return run([str(AGENT), action], env=e, check=False, timeout=180).returncode
 
 

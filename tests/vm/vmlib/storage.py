@@ -52,16 +52,18 @@ class Brd:
 class SlowWrites:
     """/dev/mapper/NAME over dev, whose writes reach dev as long after they
     are sent as set_write_delay() says (dm-delay), in the order they were
-    sent; reads are not held. Over a RAM disk, with no cache to flush."""
+    sent; reads are held read_ms (0: not at all). Over a RAM disk, with no
+    cache to flush."""
 
-    def __init__(self, name, dev):
+    def __init__(self, name, dev, read_ms=0):
         self.name = name
         self.dev = dev
+        self.read_ms = read_ms
         self.path = f"/dev/mapper/{name}"
 
     def _table(self, ms):
         sectors = int(run(["blockdev", "--getsz", self.dev]).stdout)
-        return f"0 {sectors} delay {self.dev} 0 0 {self.dev} 0 {ms}\n"
+        return f"0 {sectors} delay {self.dev} 0 {self.read_ms} {self.dev} 0 {ms}\n"
 
     def create(self):
         run(["modprobe", "dm-delay"])
