@@ -576,7 +576,7 @@ TEST(plan_closes_the_sessions_of_a_group_that_goes_if_they_stay)
 	config_free(&model);
 }
 
-static bool kernel_has_group(uint32_t tid, uint16_t tag)
+static const struct ktpg *kernel_group(uint32_t tid, uint16_t tag)
 {
 	const struct kstate *st = fake_state();
 	size_t i, j;
@@ -585,8 +585,13 @@ static bool kernel_has_group(uint32_t tid, uint16_t tag)
 		for (j = 0; st->targets[i].tid == tid &&
 			    j < st->targets[i].nr_tpgs; j++)
 			if (st->targets[i].tpgs[j].tag == tag)
-				return true;
-	return false;
+				return &st->targets[i].tpgs[j];
+	return NULL;
+}
+
+static bool kernel_has_group(uint32_t tid, uint16_t tag)
+{
+	return kernel_group(tid, tag) != NULL;
 }
 
 /*
@@ -673,19 +678,6 @@ TEST(plan_undone_keeps_a_group_that_was_going)
 	fake_logout_go();
 	fake_logout_held(false);
 	config_free(&model);
-}
-
-static const struct ktpg *kernel_group(uint32_t tid, uint16_t tag)
-{
-	const struct kstate *st = fake_state();
-	size_t i, j;
-
-	for (i = 0; i < st->nr_targets; i++)
-		for (j = 0; st->targets[i].tid == tid &&
-			    j < st->targets[i].nr_tpgs; j++)
-			if (st->targets[i].tpgs[j].tag == tag)
-				return &st->targets[i].tpgs[j];
-	return NULL;
 }
 
 /* Where in the calls made the first (or last) of op on tid is; -1: none. */

@@ -15,6 +15,7 @@ import pytest
 
 from ietlib import ietadm
 from vmlib import rawiscsi as ri
+from vmlib.alua import groups, rtpg
 from vmlib.rawiscsi import Connection
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import run, wait_until
@@ -31,29 +32,6 @@ def conn(ietd):
     c.login(clear_ua=True)
     yield c
     c.reset()
-
-
-def rtpg(c, extended=False, lun=0):
-    cdb = bytes([0xa3, 0x0a | (0x20 if extended else 0), 0, 0, 0, 0]) + \
-        struct.pack(">I", 1024) + bytes(2)
-    r = c.execute(cdb, lun=lun, read=True, edtl=1024)
-    assert r.status == ri.GOOD, r.sense_triple
-    return r.data
-
-
-def groups(data, extended=False):
-    """[(state, supported, tpg id, status code, [rtpi])]"""
-    length = struct.unpack(">I", data[:4])[0]
-    assert length + 4 == len(data), (length, data.hex())
-    off, out = (8 if extended else 4), []
-    while off < len(data):
-        count = data[off + 7]
-        ports = [struct.unpack(">H", data[off + 10 + 4 * i:off + 12 + 4 * i])[0]
-                 for i in range(count)]
-        out.append((data[off] & 0x0f, data[off + 1],
-                    struct.unpack(">H", data[off + 2:off + 4])[0], data[off + 5], ports))
-        off += 8 + 4 * count
-    return out
 
 
 def designators(page):

@@ -18,6 +18,7 @@ import time
 import pytest
 
 from ietlib import IETADM, daemon, ietadm  # noqa: F401
+from vmlib import alua
 from vmlib import rawiscsi as ri
 from vmlib.rawiscsi import Connection
 from vmlib.storage import SlowWrites
@@ -63,15 +64,8 @@ def backing_of(lun):
 
 def groups(c):
     """{tag: (state, status code, [rtpi])} of REPORT TARGET PORT GROUPS."""
-    cdb = bytes([0xa3, 0x0a, 0, 0, 0, 0]) + struct.pack(">I", 1024) + bytes(2)
-    r = c.execute(cdb, read=True, edtl=1024)
-    assert r.status == ri.GOOD, r.sense_triple
-    out, off = {}, 4
-    while off < len(r.data):
-        d = r.data[off:]
-        out[struct.unpack(">H", d[2:4])[0]] = (d[0] & 0xf, d[5], [struct.unpack(">H", d[10:12])[0]])
-        off += 12
-    return out
+    return {tag: (state, status, ports)
+            for state, _, tag, status, ports in alua.groups(alua.rtpg(c))}
 
 
 def capacity(c, lun):

@@ -153,6 +153,39 @@ primitive st_sbd stonith:fence_sbd \\
 """
 
 
+def _ops():
+    o = t.OP_TIMEOUT_S
+    return f"op start timeout={o}s op stop timeout={o}s"
+
+
+def _promotable(name, agent, params, promoted_s, unpromoted_s, meta=""):
+    """A promotable resource on both nodes: its two monitors (which must
+    differ) and every operation's timeout."""
+    o = t.OP_TIMEOUT_S
+    return f"""primitive p_{name} {agent} \\
+	params {params} \\
+	op monitor interval={promoted_s}s role=Promoted timeout={o}s \\
+	op monitor interval={unpromoted_s}s role=Unpromoted timeout={o}s \\
+	{_ops()} op promote timeout={o}s op demote timeout={o}s op notify timeout={o}s
+ms ms_{name} p_{name} \\
+	meta promoted-max=1 promoted-node-max=1 clone-max=2 clone-node-max=1 notify=true{meta}
+"""
+
+
+def _target_and_lun(implementation, target_params):
+    """The stock agents' target and LUN 0 on /dev/drbd0, with the identity
+    that makes it the same disk on either node."""
+    m, o = t.MONITOR_S, t.OP_TIMEOUT_S
+    return f"""primitive p_target ocf:heartbeat:iSCSITarget \\
+	params implementation={implementation} iqn={IQN}{target_params} \\
+	op monitor interval={m}s timeout={o}s {_ops()}
+primitive p_lun0 ocf:heartbeat:iSCSILogicalUnit \\
+	params implementation={implementation} target_iqn={IQN} lun=0 path={DRBD_DEVICE} \\
+	scsi_id={SCSI_ID} scsi_sn={SCSI_SN} \\
+	op monitor interval={m}s timeout={o}s {_ops()}
+"""
+
+
 def crm_config(implementation="iet", stonith=False):
     """The resources: DRBD promotable on both nodes; where it is primary,
     the reservations' file system, the target, its LUN and the portal
@@ -164,31 +197,18 @@ def crm_config(implementation="iet", stonith=False):
     m, o = t.MONITOR_S, t.OP_TIMEOUT_S
     # lio-t knows no tid (the agent warns and ignores it).
     target_params = " tid=1" if implementation == "iet" else f" portals={PORTAL}"
-    ops = f"op start timeout={o}s op stop timeout={o}s"
     fencing = stonith_lines() if stonith else "property stonith-enabled=false\n"
     # Where the suite has the target start, so that it knows who loses.
     first = f"location l_iscsi_first g_iscsi 100: {FIRST_ACTIVE}\n" if stonith else ""
+    drbd = _promotable("drbd", "ocf:linbit:drbd", f"drbd_resource={DRBD_RESOURCE}",
+                       t.DRBD_MONITOR_PROMOTED_S, t.DRBD_MONITOR_UNPROMOTED_S)
     return f"""{fencing}rsc_defaults resource-stickiness=100
-primitive p_drbd ocf:linbit:drbd \\
-	params drbd_resource={DRBD_RESOURCE} \\
-	op monitor interval={t.DRBD_MONITOR_PROMOTED_S}s role=Promoted timeout={o}s \\
-	op monitor interval={t.DRBD_MONITOR_UNPROMOTED_S}s role=Unpromoted timeout={o}s \\
-	{ops} op promote timeout={o}s op demote timeout={o}s op notify timeout={o}s
-ms ms_drbd p_drbd \\
-	meta promoted-max=1 promoted-node-max=1 clone-max=2 clone-node-max=1 notify=true
-primitive p_prfs ocf:heartbeat:Filesystem \\
+{drbd}primitive p_prfs ocf:heartbeat:Filesystem \\
 	params device={PR_DEVICE} directory={PR_DIR} fstype=ext4 \\
-	op monitor interval={m}s timeout={o}s {ops}
-primitive p_target ocf:heartbeat:iSCSITarget \\
-	params implementation={implementation} iqn={IQN}{target_params} \\
-	op monitor interval={m}s timeout={o}s {ops}
-primitive p_lun0 ocf:heartbeat:iSCSILogicalUnit \\
-	params implementation={implementation} target_iqn={IQN} lun=0 path={DRBD_DEVICE} \\
-	scsi_id={SCSI_ID} scsi_sn={SCSI_SN} \\
-	op monitor interval={m}s timeout={o}s {ops}
-primitive p_portal ocf:heartbeat:IPaddr2 \\
+	op monitor interval={m}s timeout={o}s {_ops()}
+{_target_and_lun(implementation, target_params)}primitive p_portal ocf:heartbeat:IPaddr2 \\
 	params ip={PORTAL_IP} cidr_netmask={NETMASK} \\
-	op monitor interval={m}s timeout={o}s {ops}
+	op monitor interval={m}s timeout={o}s {_ops()}
 group g_iscsi p_prfs p_target p_lun0 p_portal
 colocation c_iscsi_with_drbd inf: g_iscsi ms_drbd:Promoted
 order o_drbd_before_iscsi Mandatory: ms_drbd:promote g_iscsi:start
@@ -217,35 +237,16 @@ def crm_config_alua():
     stays closed, sized as /dev/drbd0 is, until its portal group becomes
     active); ocf:iet:alua promotable, promoted where DRBD is primary and
     after it, demoted (the LUN closed) before DRBD is demoted."""
-    m, o = t.MONITOR_S, t.OP_TIMEOUT_S
-    ops = f"op start timeout={o}s op stop timeout={o}s"
+    drbd = _promotable("drbd", "ocf:linbit:drbd", f"drbd_resource={DRBD_RESOURCE}",
+                       t.DRBD_MONITOR_PROMOTED_S, t.DRBD_MONITOR_UNPROMOTED_S)
+    alua = _promotable("alua", "ocf:iet:alua", f"iqn={IQN}", t.ALUA_MONITOR_PROMOTED_S,
+                       t.ALUA_MONITOR_UNPROMOTED_S, meta=" interleave=true")
     return f"""property stonith-enabled=false
 rsc_defaults resource-stickiness=100
-primitive p_drbd ocf:linbit:drbd \\
-	params drbd_resource={DRBD_RESOURCE} \\
-	op monitor interval={t.DRBD_MONITOR_PROMOTED_S}s role=Promoted timeout={o}s \\
-	op monitor interval={t.DRBD_MONITOR_UNPROMOTED_S}s role=Unpromoted timeout={o}s \\
-	{ops} op promote timeout={o}s op demote timeout={o}s op notify timeout={o}s
-ms ms_drbd p_drbd \\
-	meta promoted-max=1 promoted-node-max=1 clone-max=2 clone-node-max=1 notify=true
-primitive p_target ocf:heartbeat:iSCSITarget \\
-	params implementation=iet iqn={IQN} tid=1 \\
-	op monitor interval={m}s timeout={o}s {ops}
-primitive p_lun0 ocf:heartbeat:iSCSILogicalUnit \\
-	params implementation=iet target_iqn={IQN} lun=0 path={DRBD_DEVICE} \\
-	scsi_id={SCSI_ID} scsi_sn={SCSI_SN} \\
-	op monitor interval={m}s timeout={o}s {ops}
-group g_iscsi p_target p_lun0
+{drbd}{_target_and_lun("iet", " tid=1")}group g_iscsi p_target p_lun0
 clone cl_iscsi g_iscsi \\
 	meta interleave=true
-primitive p_alua ocf:iet:alua \\
-	params iqn={IQN} \\
-	op monitor interval={t.ALUA_MONITOR_PROMOTED_S}s role=Promoted timeout={o}s \\
-	op monitor interval={t.ALUA_MONITOR_UNPROMOTED_S}s role=Unpromoted timeout={o}s \\
-	{ops} op promote timeout={o}s op demote timeout={o}s op notify timeout={o}s
-ms ms_alua p_alua \\
-	meta promoted-max=1 promoted-node-max=1 clone-max=2 clone-node-max=1 notify=true interleave=true
-order o_drbd_before_iscsi Mandatory: ms_drbd:start cl_iscsi:start
+{alua}order o_drbd_before_iscsi Mandatory: ms_drbd:start cl_iscsi:start
 order o_iscsi_before_alua Mandatory: cl_iscsi:start ms_alua:start
 colocation c_alua_with_drbd inf: ms_alua:Promoted ms_drbd:Promoted
 order o_drbd_before_alua Mandatory: ms_drbd:promote ms_alua:promote

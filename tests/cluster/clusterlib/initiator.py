@@ -54,27 +54,35 @@ def _login(ini, ifaces):
     for key, value in c.iscsi_node_settings().items():
         ini.run(f"iscsiadm -m node -T {c.IQN} -p {c.PORTAL} -o update -n '{key}' -v {value}")
     ini.run(f"iscsiadm -m node -T {c.IQN} -p {c.PORTAL} --login", timeout=180)
+    return _disks(ini, ifaces, lambda iface, addr: iface, f"disks of the ifaces {ifaces}")
+
+
+def _disks(ini, want, key, what):
+    """{key(iface, portal address): Session} of the target's sessions with
+    the LUN's disk, once it has one for each of want; each disk given the
+    suite's command timeout."""
     found = {}
 
     def each():
         res = ini.run(f"""for s in /sys/class/iscsi_session/session*; do
 			[ "$(cat $s/targetname)" = {c.IQN} ] || continue
+			n=${{s##*/session}}
 			for b in $s/device/target*/*:*:*:0/block/*; do
-				[ -e "$b" ] && echo "$(cat $s/ifacename) ${{s##*/}} ${{b##*/}}"
+				[ -e "$b" ] && echo "$(cat $s/ifacename) $(cat /sys/class/iscsi_connection/connection$n:0/persistent_address 2>/dev/null || echo -) session$n ${{b##*/}}"
 			done
 		done; true""")
         for line in res.out.splitlines():
-            iface, sid, dev = line.split()
-            found[iface] = Session(sid, f"/dev/{dev}")
-        return set(found) >= set(ifaces)
+            iface, addr, sid, dev = line.split()
+            found[key(iface, addr)] = Session(sid, f"/dev/{dev}")
+        return set(found) >= set(want)
     deadline = time.monotonic() + 120
     while not each():
         if time.monotonic() > deadline:
-            raise GuestError(f"disks of the ifaces {ifaces}: found {found}")
+            raise GuestError(f"{what}: found {found}")
         time.sleep(1)
     for sess in found.values():
         ini.run(f"echo {t.SD_TIMEOUT_S} >/sys/block/{sess.disk[5:]}/device/timeout")
-    return {i: found[i] for i in ifaces}
+    return {w: found[w] for w in want}
 
 
 @dataclass
@@ -103,29 +111,9 @@ def login_multipath(ini, nodes):
         for key, value in c.iscsi_node_settings_alua().items():
             ini.run(f"iscsiadm -m node -T {c.IQN} -p {portal} -o update -n '{key}' -v {value}")
         ini.run(f"iscsiadm -m node -T {c.IQN} -p {portal} --login", timeout=180)
-    addr = {n.host.public: n.name for n in nodes}
-    paths = {}
-
-    def each():
-        res = ini.run(f"""for s in /sys/class/iscsi_session/session*; do
-			[ "$(cat $s/targetname)" = {c.IQN} ] || continue
-			n=${{s##*/session}}
-			for b in $s/device/target*/*:*:*:0/block/*; do
-				[ -e "$b" ] && echo "$(cat /sys/class/iscsi_connection/connection$n:0/persistent_address) session$n ${{b##*/}}"
-			done
-		done; true""")
-        for line in res.out.splitlines():
-            ip, sid, dev = line.split()
-            if ip in addr:
-                paths[addr[ip]] = Session(sid, f"/dev/{dev}")
-        return len(paths) == len(nodes)
-    deadline = time.monotonic() + 120
-    while not each():
-        if time.monotonic() > deadline:
-            raise GuestError(f"paths of the nodes: found {paths}")
-        time.sleep(1)
-    for sess in paths.values():
-        ini.run(f"echo {t.SD_TIMEOUT_S} >/sys/block/{sess.disk[5:]}/device/timeout")
+    name_of = {n.host.public: n.name for n in nodes}
+    paths = _disks(ini, [n.name for n in nodes], lambda iface, addr: name_of.get(addr, addr),
+                   "paths of the nodes")
     # Both paths in one map (multipathd adds them as udev announces them).
     res = ini.wait_for(f"""for d in /sys/block/dm-*; do
 		[ "$(ls $d/slaves | sort | tr '\\n' ' ')" = "{' '.join(sorted(p.disk[5:] for p in paths.values()))} " ] &&
