@@ -29,6 +29,7 @@ MODULE_SECONDS = {
     "test_access": 38, "test_alua": 13, "test_async_logout": 31, "test_big_writes": 58,
     "test_caw": 55, "test_chap": 96, "test_cluster_agent": 20, "test_conformance": 109,
     "test_dirty_throttle": 30, "test_disappear": 23, "test_eio": 104, "test_ext4": 13,
+    "test_ha_node": 65,
     "test_fio": 121, "test_hostile": 145, "test_ietadm": 50, "test_isns": 55, "test_libiscsi": 9,
     "test_limits": 4, "test_login": 21, "test_lun_options": 21, "test_mcs": 3,
     "test_mode_select": 38, "test_multipath": 57, "test_opcodes": 62,
@@ -57,7 +58,7 @@ def split_modules(weights, parts):
 # part of the balance.
 PATHS_SECONDS = {
     "test_hostile": 53, "test_power_cut": 71, "test_lent_reads": 14,
-    "test_fio": 16, "test_disappear": 10, "test_module_load": 4,
+    "test_fio": 16, "test_disappear": 10, "test_module_load": 4, "test_ha_node": 5,
 }
 
 

@@ -199,17 +199,18 @@ def test_a_command_under_way_finishes_as_its_backing_closes(daemon, brd):  # noq
     """COMPARE AND WRITE (VMware's ATS) reads, then writes, each an I/O of
     its own: begun before the group left the active state, its write still
     goes to the backing, which closes after it."""
-    # Reads held 1.5 s, writes not.
-    slow = SlowWrites("iet-ha-slowreads", brd.dev, read_ms=1500).create()
+    LBA = 40000
+    # Reads of sectors 32768-65535 held 1.5 s, writes not.
+    slow = SlowWrites("iet-ha-slowreads", brd.dev, slow_reads=(32768, 32768, 1500)).create()
     try:
         daemon(config((0, f"Path={slow.path},Type=blockio")))
         set_state(1, "ao")
         c = login()
         c.clear_unit_attentions()
         old, new = pattern(0, 1), pattern(99, 1)
-        r = c.execute(ri.cdb_write10(40, 1), data=old)
+        r = c.execute(ri.cdb_write10(LBA, 1), data=old)
         assert r.status == ri.GOOD, r.sense_triple
-        caw = struct.pack(">BBQxxxBxx", 0x89, 0, 40, 1)
+        caw = struct.pack(">BBQxxxBxx", 0x89, 0, LBA, 1)
         task = c.submit(caw, data=old + new, edtl=1024)
         time.sleep(0.5)         # its read is held by dm-delay
         set_state(1, "standby")
@@ -217,14 +218,11 @@ def test_a_command_under_way_finishes_as_its_backing_closes(daemon, brd):  # noq
         assert r.status == ri.GOOD, r.sense_triple
         assert not claimed(slow.path)
         with open(slow.path, "rb") as d:
-            d.seek(40 * 512)
+            d.seek(LBA * 512)
             assert d.read(512) == new
         c.logout()
         c.close()
     finally:
-        # udev probes what the target wrote as it closes it: not slowly.
-        slow.read_ms = 0
-        slow.set_write_delay(0)
         udev_settle()
         slow.remove()
 

@@ -52,18 +52,23 @@ class Brd:
 class SlowWrites:
     """/dev/mapper/NAME over dev, whose writes reach dev as long after they
     are sent as set_write_delay() says (dm-delay), in the order they were
-    sent; reads are held read_ms (0: not at all). Over a RAM disk, with no
-    cache to flush."""
+    sent; reads are not held, but for those of the sectors of slow_reads
+    ((first, count, ms): away from the ends udev probes). Over a RAM disk,
+    with no cache to flush."""
 
-    def __init__(self, name, dev, read_ms=0):
+    def __init__(self, name, dev, slow_reads=None):
         self.name = name
         self.dev = dev
-        self.read_ms = read_ms
+        self.slow_reads = slow_reads
         self.path = f"/dev/mapper/{name}"
 
     def _table(self, ms):
         sectors = int(run(["blockdev", "--getsz", self.dev]).stdout)
-        return f"0 {sectors} delay {self.dev} 0 {self.read_ms} {self.dev} 0 {ms}\n"
+        first, count, read_ms = self.slow_reads or (sectors, 0, 0)
+        parts = [(0, first, 0), (first, count, read_ms),
+                 (first + count, sectors - first - count, 0)]
+        return "".join(f"{start} {n} delay {self.dev} {start} {rd} {self.dev} {start} {ms}\n"
+                       for start, n, rd in parts if n > 0)
 
     def create(self):
         run(["modprobe", "dm-delay"])
