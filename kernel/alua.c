@@ -145,8 +145,8 @@ static void close_luns(struct iet_target *target)
  * Makes the group if it is new (the target's own, or another node's with
  * remote 1); changes its kind if remote says so and no session uses it;
  * sets its state unless state is UNSPEC. The LUNs' backings open before
- * the target becomes active and start closing once it no longer is (the
- * caller waits for target->luns_closing).
+ * the target becomes active and start closing once it no longer is
+ * (target->luns_closing counts them until closed).
  */
 int iet_tpg_set(struct iet_target *target, u16 tag, u32 state, int remote,
 		struct netlink_ext_ack *extack)

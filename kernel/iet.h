@@ -412,7 +412,7 @@ struct iet_target {
 	atomic_t conn_serial;			/* names of connection threads */
 	/* Portal groups (alua.c): slots never move; tag 0 is a free one. */
 	struct iet_tpg tpgs[IET_TPGS_MAX];
-	atomic_t luns_closing;			/* backings closing; wq hears */
+	atomic_t luns_closing;			/* LUN backings closing */
 };
 
 /* Serialises the control plane: netlink requests, module unload. */

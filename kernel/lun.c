@@ -144,8 +144,7 @@ static void close_work(struct work_struct *work)
 	smp_store_release(&lun->backing, IET_BACKING_CLOSED);
 	pr_info("target %u lun %u: %s closed\n", target->tid, lun->lun,
 		lun->path);
-	if (atomic_dec_and_test(&target->luns_closing))
-		wake_up(&target->wq);
+	atomic_dec(&target->luns_closing);
 	iet_lun_put(lun);
 	iet_target_put(target);
 }
