@@ -14,7 +14,7 @@
 
 #include "iet.h"
 
-static struct workqueue_struct *iet_wq;
+static struct workqueue_struct *iet_wq, *iet_close_wq;
 
 /* How long a logged-out connection may linger before it is cut. */
 #define LOGOUT_LINGER	(5 * HZ)
@@ -321,6 +321,16 @@ bool iet_queue_work(struct work_struct *work)
 }
 
 /*
+ * A backing's close, on a workqueue without WQ_MEM_RECLAIM: it waits for
+ * the files released later (flush_delayed_fput()), work of the system
+ * workqueue that a WQ_MEM_RECLAIM worker must not wait for.
+ */
+void iet_queue_close(struct work_struct *work)
+{
+	queue_work(iet_close_wq, work);
+}
+
+/*
  * A completion after the write thread is gone: drained by a work item. The
  * pending work holds the connection: the completion it was queued for may
  * be drained by a run already under way, and the completer's own put then
@@ -550,10 +560,19 @@ int __init iet_conn_init(void)
 {
 	/* Releasing a connection frees memory: it must run under pressure. */
 	iet_wq = alloc_workqueue("iet", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	return iet_wq ? 0 : -ENOMEM;
+	if (!iet_wq)
+		return -ENOMEM;
+	iet_close_wq = alloc_workqueue("iet_close", WQ_UNBOUND, 0);
+	if (!iet_close_wq) {
+		destroy_workqueue(iet_wq);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void iet_conn_exit(void)
 {
 	destroy_workqueue(iet_wq);
+	/* After iet_wq: a completion drained there may end a backing's use. */
+	destroy_workqueue(iet_close_wq);
 }

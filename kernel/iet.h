@@ -698,6 +698,7 @@ void iet_conn_put(struct iet_conn *conn);
 void iet_conn_drain_done(struct iet_conn *conn);
 void iet_conn_drain_later(struct iet_conn *conn);
 bool iet_queue_work(struct work_struct *work);
+void iet_queue_close(struct work_struct *work);
 int iet_rx_thread(void *arg);
 void iet_tx_slot_free(struct iet_tx *tx);
 int iet_tx_thread(void *arg);

@@ -118,7 +118,7 @@ static void attach_error(struct iet_lun *lun, int ret,
  */
 static void io_released(struct percpu_ref *ref)
 {
-	iet_queue_work(&container_of(ref, struct iet_lun, io)->close_work);
+	iet_queue_close(&container_of(ref, struct iet_lun, io)->close_work);
 }
 
 static void close_work(struct work_struct *work)
