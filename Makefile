@@ -23,18 +23,23 @@ KBUILD = $(CURDIR)/build/kmod/$(KREL)
 KSRC = $(filter-out %.mod.c,$(wildcard $(CURDIR)/kernel/*.[ch])) $(CURDIR)/kernel/Kbuild
 
 # make check: the VM suite on each of KERNELS (NAME, NAME:K/N for part K of
-# it split N ways, NAME:K/N+paths, NAME:paths, NAME:short or NAME:guard;
-# names as scripts/kernels knows them), after a warning-free build (W=1,
-# sparse where the headers can run it) for each of BUILD_KERNELS, and DKMS
-# building the module for the newest kernel in the Debian 13 build root.
-# By default every test runs once, on Debian 12's 6.1, Debian 13's 6.12
-# (trixie) or the newest kernel of trixie-backports, a third of the suite
-# on each, and the tests of the paths that differ between kernels (pytest
-# -m paths: the send path, page-cache lending, power cuts, blockio's bios,
-# netlink, timers) on all three (+paths). The debug kernel (KASAN,
-# lockdep, kmemleak) runs the guard suite: hostile input, the defects
-# reviews found, teardown and fio verify.
-KERNELS ?= 6.1:1/3+paths trixie:2/3+paths newest:3/3+paths debug:guard
+# it split N ways, +paths and -guard after it, NAME:paths, NAME:short or
+# NAME:guard; names as scripts/kernels knows them), after a warning-free
+# build (W=1, sparse where the headers can run it) for each of
+# BUILD_KERNELS, and DKMS building the module for the newest kernel in the
+# Debian 13 build root. By default every test runs once, on Debian 12's
+# 6.1, Debian 13's 6.12 (trixie) or the newest kernel of trixie-backports,
+# a third of the suite on each, the tests of the paths that differ between
+# kernels (pytest -m paths: the send path, page-cache lending, power cuts,
+# blockio's bios, netlink, timers) besides on 6.1 and the newest, the two
+# ends of every difference kernel/compat.h knows (+paths). The debug
+# kernel (KASAN, lockdep, kmemleak) runs the guard suite: hostile input,
+# the defects reviews found, teardown and fio verify, which the thirds
+# then leave out (-guard).
+KERNELS ?= 6.1:1/3+paths-guard trixie:2/3-guard newest:3/3+paths-guard debug:guard
+# VMs at once (scripts/check-kernels -j): two, each kernel taking the next
+# free lane in the order of KERNELS, the longest first.
+VM_JOBS ?= 2
 BUILD_KERNELS ?= 6.1 6.1-rt 6.1-cloud 6.12 6.12-rt 6.12-cloud trixie newest newest-rt
 DKMS_KERNELS ?= newest
 
@@ -86,7 +91,7 @@ check: deps
 	scripts/check-build $(BUILD_KERNELS)
 	scripts/check-dkms $(DKMS_KERNELS)
 	$(MAKE) check-deb
-	scripts/check-kernels $(KERNELS)
+	scripts/check-kernels -j $(VM_JOBS) $(KERNELS)
 	scripts/check-cluster --short
 
 # The two-node cluster (tests/cluster): Pacemaker, Corosync and DRBD moving

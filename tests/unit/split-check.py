@@ -3,7 +3,8 @@
 """How make check shares the VM suite between kernels (tests/vm/conftest.py,
 IET_VM_PART), read off pytest's own collection of the suite on the host:
 with K/N+paths on every part each test marked paths runs on every kernel
-and every other test exactly once; with K/N alone every test runs once.
+and every other test exactly once; with K/N alone every test runs once;
+-guard leaves the guard tests to the debug kernel.
 Prints "split: N passed, N failed" for run-check.sh."""
 
 import os
@@ -56,6 +57,29 @@ for n in (3,):
     once = Counter(t for p in plain if p for t in p)
     check(f"{n} parts without +paths: every test exactly once",
           set(once) == set(every) and all(c == 1 for c in once.values()))
+
+# make check's own layout (Makefile KERNELS): the paths tests on 6.1 and the
+# newest, the guard tests on the debug kernel alone (unless marked paths),
+# every other test on exactly one of the three kernels' parts.
+guard = collect(marker="guard")
+layout = [collect("1/3+paths-guard"), collect("2/3-guard"), collect("3/3+paths-guard")]
+check("pytest collects the guard tests, some not marked paths",
+      bool(guard) and bool(set(guard) - set(paths)))
+if guard and all(p is not None for p in layout):
+    seen = Counter(t for p in layout for t in p)
+    check("make check's layout: each paths test on 6.1 and the newest",
+          all(t in layout[0] and t in layout[2] for t in paths))
+    check("make check's layout: no guard test outside the debug kernel unless marked paths",
+          not any(t in p for p in layout for t in set(guard) - set(paths)))
+    check("make check's layout: every other test in exactly one part",
+          all(seen[t] == 1 for t in every if t not in paths and t not in guard))
+    with open(os.path.join(HERE, "..", "..", "Makefile")) as f:
+        kernels = next(line for line in f if line.startswith("KERNELS ?="))
+    check("the Makefile's KERNELS is the layout checked here",
+          kernels.split() == ["KERNELS", "?=", "6.1:1/3+paths-guard", "trixie:2/3-guard",
+                              "newest:3/3+paths-guard", "debug:guard"])
+else:
+    check("make check's layout collects", False)
 
 # A module stays whole (its fixtures' cost is paid once): the tests of a
 # module that are not marked paths share a part.

@@ -9,6 +9,7 @@ behind) -- for every test, so a leak is pinned on the test that caused it.
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,11 @@ PATHS_SECONDS = {
 def pytest_collection_modifyitems(config, items):
     """IET_VM_PART=K/N (scripts/check-kernels NAME:K/N): only the modules
     of part K of N, so that N kernels share the whole suite; K/N+paths:
-    besides, every test marked paths, wherever its module went. With
-    +paths on every part (make check), the tests of the paths that differ
-    between kernels run on every kernel and the rest once."""
+    besides, every test marked paths, wherever its module went; -guard at
+    the end: less the tests marked guard (and not paths), which the debug
+    kernel runs (make check: debug:guard). So make check runs the tests of
+    the paths that differ between kernels on the two ends of every
+    difference (6.1 and the newest) and every other test once."""
     # The packages' tests only when asked for by name (-m packages).
     if "packages" not in (config.option.markexpr or ""):
         slow = [it for it in items if it.get_closest_marker("packages")]
@@ -76,18 +79,27 @@ def pytest_collection_modifyitems(config, items):
     spec = os.environ.get("IET_VM_PART")
     if not spec:
         return
-    part, plus, extra = spec.partition("+")
-    assert not plus or extra == "paths", f"IET_VM_PART={spec}: expected K/N or K/N+paths"
-    k, n = (int(x) for x in part.split("/"))
+    parsed = re.fullmatch(r"([1-9])/([1-9])(\+paths)?(-guard)?", spec)
+    assert parsed, f"IET_VM_PART={spec}: expected K/N, then +paths, -guard or both"
+    k, n = int(parsed[1]), int(parsed[2])
     assert 1 <= k <= n, f"IET_VM_PART={spec}: expected K/N with 1 <= K <= N"
+    plus, less = bool(parsed[3]), bool(parsed[4])
     by_module = {}
     for item in items:
         by_module.setdefault(item.module.__name__, []).append(item)
     where = split_modules({m: MODULE_SECONDS.get(
         m, 10 * sum(not it.get_closest_marker("paths") for it in its))
         for m, its in by_module.items()}, n)
-    keep = [it for it in items if where[it.module.__name__] == k - 1 or
-            (plus and it.get_closest_marker("paths"))]
+
+    def kept(it):
+        paths = it.get_closest_marker("paths") is not None
+        if plus and paths:
+            return True
+        if less and it.get_closest_marker("guard") and not paths:
+            return False
+        return where[it.module.__name__] == k - 1
+
+    keep = [it for it in items if kept(it)]
     config.hook.pytest_deselected(items=[it for it in items if it not in keep])
     items[:] = keep
 
