@@ -36,9 +36,10 @@ KSRC = $(filter-out %.mod.c,$(wildcard $(CURDIR)/kernel/*.[ch])) $(CURDIR)/kerne
 # kernel (KASAN, lockdep, kmemleak) runs the guard suite: hostile input,
 # the defects reviews found, teardown and fio verify, which the thirds
 # then leave out (-guard).
-KERNELS ?= 6.1:1/3+paths-guard trixie:2/3-guard newest:3/3+paths-guard debug:guard
+KERNELS ?= debug:guard newest:3/3+paths-guard 6.1:1/3+paths-guard trixie:2/3-guard
 # VMs at once (scripts/check-kernels -j): two, each kernel taking the next
-# free lane in the order of KERNELS, the longest first.
+# free lane in the order of KERNELS, the longest first (the debug kernel's
+# guard suite, then the newest's third), so that the lanes end together.
 VM_JOBS ?= 2
 BUILD_KERNELS ?= 6.1 6.1-rt 6.1-cloud 6.12 6.12-rt 6.12-cloud trixie newest newest-rt
 DKMS_KERNELS ?= newest
