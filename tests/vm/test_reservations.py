@@ -20,16 +20,16 @@ from ietlib import ietadm, stats
 from vmlib import initiator as ini
 from vmlib import kmsg
 from vmlib import rawiscsi as ri
+from vmlib.pr import keys, persist, retry_ua
 from vmlib.storage import pread_direct, pwrite_direct
 from vmlib.target import PR_DIR, Lun, Target, iqn, listening
-from vmlib.util import CommandError, MiB, run, wait_until
+from vmlib.util import MiB, run, wait_until
 from vmlib.xcopy import cscd, naa_of, raw_xcopy, segment
 
 IFACES = ["pr0", "pr1", "pr2"]
 # pr2 is another host: another initiator name, not only another ISID.
 OTHER_HOST = "iqn.2024-01.com.example.iet:other-host"
 CONFLICT_EXIT = 24          # sg3-utils' SG_LIB_CAT_RES_CONFLICT
-UA_EXIT = 6                 # SG_LIB_CAT_UNIT_ATTENTION
 ILLEGAL_EXIT = 5            # SG_LIB_CAT_ILLEGAL_REQ
 
 WE, EA, WE_RO, EA_RO, WE_AR, EA_AR = 1, 3, 5, 6, 7, 8
@@ -50,29 +50,6 @@ def lun_target(ietd, backing, name):
     target = iqn(name)
     ietd(Target(target, [Lun(0, str(backing(name, 16 * MiB)))]))
     return target
-
-
-def retry_ua(cmd, check=True):
-    """A command through the kernel initiator, run again while it meets a
-    unit attention (the initiator's own error handling, a LUN reset after
-    an abort, gives every nexus one): each is reported once."""
-    for _ in range(4):
-        cp = run(cmd, check=False, timeout=60)
-        if cp.returncode != UA_EXIT:
-            break
-    if check and cp.returncode:
-        raise CommandError(cmd, cp.returncode, cp.stdout, cp.stderr)
-    return cp
-
-
-def persist(dev, *args, check=True):
-    return retry_ua(["sg_persist", "-n", *args, dev], check=check)
-
-
-def keys(dev):
-    out = persist(dev, "--in", "--read-keys").stdout
-    return sorted(int(ln.strip(), 16) for ln in out.splitlines()
-                  if ln.strip().startswith("0x"))
 
 
 def reservation(dev):
