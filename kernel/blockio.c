@@ -48,7 +48,8 @@ static int blockio_attach(struct iet_lun *lun, const char *path)
 	ret = -ENOSPC;
 	if (bdev_nr_bytes(bdev) < lun->block_size)
 		goto out_close;
-	lun->blocks = bdev_nr_bytes(bdev) >> lun->blkbits;
+	/* READ CAPACITY may read it meanwhile (a standby LUN opening). */
+	WRITE_ONCE(lun->blocks, bdev_nr_bytes(bdev) >> lun->blkbits);
 	lun->private = bd;
 	/* A discarded range may read as anything: LBPRZ stays 0. */
 	lun->thin = bdev_max_discard_sectors(bdev) &&
@@ -254,6 +255,17 @@ static int blockio_unmap(struct iet_lun *lun, loff_t pos, u64 len, bool zero)
 	return ret;
 }
 
+/* The device's size as it is now: a LUN follows its device. */
+static int blockio_resize(struct iet_lun *lun, loff_t *size, bool force)
+{
+	loff_t now = bdev_nr_bytes(lun_bdev(lun));
+
+	if (*size && *size != now)
+		return -EOPNOTSUPP;
+	*size = now;
+	return 0;
+}
+
 const struct iet_backend_ops iet_blockio_ops = {
 	.name = "blockio",
 	.type = IET_LUN_BLOCKIO,
@@ -262,4 +274,5 @@ const struct iet_backend_ops iet_blockio_ops = {
 	.detach = blockio_detach,
 	.submit = blockio_submit,
 	.unmap = blockio_unmap,
+	.resize = blockio_resize,
 };

@@ -157,7 +157,8 @@ static int fileio_attach(struct iet_lun *lun, const char *path)
 		pr_info("target %u lun %u: stable writes by %s\n",
 			lun->target->tid, lun->lun,
 			fio->direct ? "direct I/O" : "buffered I/O and a sync each");
-	lun->blocks = size >> lun->blkbits;
+	/* READ CAPACITY may read it meanwhile (a standby LUN opening). */
+	WRITE_ONCE(lun->blocks, size >> lun->blkbits);
 	lun->private = fio;
 	/* Holes in a regular file: deallocated, and read as zeros. */
 	lun->thin = S_ISREG(inode->i_mode) && file->f_op->fallocate &&
@@ -362,6 +363,39 @@ static int fileio_mapped(struct iet_lun *lun, loff_t pos, loff_t *end,
 	return *end < 0 ? *end : 0;
 }
 
+/*
+ * A regular file is made the LUN's new size (sparse where it grows); a
+ * block device keeps its own. Data written past a new end is never
+ * dropped unless forced.
+ */
+static int fileio_resize(struct iet_lun *lun, loff_t *size, bool force)
+{
+	struct file *file = fileio_file(lun);
+	struct inode *inode = file->f_mapping->host;
+	loff_t cur = i_size_read(inode), end;
+	bool mapped;
+	int ret;
+
+	if (!*size) {
+		*size = cur;
+		return 0;
+	}
+	if (!S_ISREG(inode->i_mode))
+		return -EOPNOTSUPP;
+	if (lun->iomode == IET_IOMODE_RO)
+		return -EROFS;
+	if (*size == cur)
+		return 0;
+	if (*size < cur && !force) {
+		ret = fileio_mapped(lun, *size, &end, &mapped);
+		if (ret)
+			return ret;
+		if (mapped || end < cur)
+			return -ENOTEMPTY;
+	}
+	return vfs_truncate(&file->f_path, *size);
+}
+
 /* In an I/O thread: synchronous VFS I/O, the seed design. */
 static void fileio_submit(struct iet_lun *lun, struct iet_scsi_req *req)
 {
@@ -396,4 +430,5 @@ const struct iet_backend_ops iet_fileio_ops = {
 	.prefetch = fileio_prefetch,
 	.unmap = fileio_unmap,
 	.mapped = fileio_mapped,
+	.resize = fileio_resize,
 };

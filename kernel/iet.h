@@ -181,6 +181,13 @@ struct iet_backend_ops {
 	int (*unmap)(struct iet_lun *lun, loff_t pos, u64 len, bool zero);
 	int (*mapped)(struct iet_lun *lun, loff_t pos, loff_t *end,
 		      bool *mapped);
+	/*
+	 * The open backing's size in bytes into *size when it is 0; else
+	 * the backing made *size long (a file: -EOPNOTSUPP where it keeps
+	 * its own size, -ENOTEMPTY when data past *size would go and not
+	 * force).
+	 */
+	int (*resize)(struct iet_lun *lun, loff_t *size, bool force);
 };
 
 extern const struct iet_backend_ops iet_fileio_ops;
@@ -296,6 +303,7 @@ struct iet_lun {
 	u8 blkbits;
 	u8 pbexp;				/* log2(physical / logical) */
 	u16 rotation_rate;			/* VPD 0xb1 */
+	/* Changed under iet_mutex by a resize: READ_ONCE without it. */
 	u64 blocks;
 	char path[IET_PATH_MAX + 1];
 	char scsi_id[IET_SCSI_ID_MAX + 1];
@@ -342,6 +350,8 @@ int iet_lun_io_hold(struct iet_lun *lun, bool live);
 int iet_lun_add(struct iet_target *target, u32 lun,
 		const struct iet_lun_params *p, struct netlink_ext_ack *extack);
 int iet_lun_del(struct iet_target *target, u32 lun);
+int iet_lun_resize(struct iet_lun *lun, u64 blocks, bool force,
+		   struct netlink_ext_ack *extack);
 
 /* ---- targets ----------------------------------------------------------- */
 
@@ -812,6 +822,7 @@ void iet_scsi_resume_later(struct iet_scsi_req *req);
 void iet_scsi_io_error(struct iet_scsi_req *req, enum iet_io_op op, int error);
 void iet_sbc_cdb_range(const u8 *cdb, u64 *lba, u32 *nr);
 bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr);
+bool iet_sbc_still_fits(struct iet_scsi_req *req);
 void iet_sbc_rw_parse(struct iet_scsi_req *req, u64 lba, u32 nr, bool write,
 		      u8 protect, bool fua);
 void iet_scsi_done(struct iet_scsi_req *req);

@@ -230,6 +230,116 @@ int iet_lun_open(struct iet_lun *lun, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+static void resize_error(int ret, struct netlink_ext_ack *extack)
+{
+	if (ret == -EOPNOTSUPP)
+		NL_SET_ERR_MSG(extack,
+			       "a block device keeps its own size: resize the device, then Resize=backing");
+	else if (ret == -ENOTEMPTY)
+		NL_SET_ERR_MSG(extack,
+			       "data is written past the new end: Force=Yes drops it");
+	else if (ret == -EROFS)
+		NL_SET_ERR_MSG(extack, "a read-only LUN's file keeps its size");
+	else if (ret == -ENOSPC)
+		NL_SET_ERR_MSG(extack, "the size is less than one block");
+	else if (ret == -EFBIG)
+		NL_SET_ERR_MSG(extack, "the size is larger than a file can be");
+	else
+		NL_SET_ERR_MSG(extack, "the backing could not be resized");
+}
+
+/*
+ * Publish a LUN's new size. Shrinking, the writes to what goes are let
+ * end and later ones held at the write gate while set() (if any) cuts the
+ * backing and the size drops; those held then meet the smaller LUN as they
+ * run (iet_scsi_execute()): none lands past the end, none is lost after
+ * its check. Growing, set() extends the backing before the size rises.
+ */
+static int publish_size(struct iet_lun *lun, u64 blocks, bool set,
+			bool force)
+{
+	loff_t size = blocks << lun->blkbits;
+	u64 old = lun->blocks;
+	int ret = 0;
+
+	if (blocks < old)
+		iet_wgate_lock(lun, blocks, old - blocks);
+	if (set)
+		ret = lun->ops->resize(lun, &size, force);
+	if (!ret)
+		WRITE_ONCE(lun->blocks, blocks);
+	if (blocks < old)
+		iet_wgate_unlock(lun);
+	return ret;
+}
+
+/*
+ * A live LUN takes a new size: BLOCKS (a file is made that long), or 0
+ * for what its backing has now (a volume grown under it). The LUN object,
+ * its reservations and the commands in flight stay; every nexus hears
+ * CAPACITY DATA HAS CHANGED. Shrinking drops what was past the end: only
+ * forced, unless a file has nothing written there. A closed backing (a
+ * standby node) takes the size it is to report until it opens. 1 when the
+ * size changed, 0 when it was that already, or -errno.
+ */
+int iet_lun_resize(struct iet_lun *lun, u64 blocks, bool force,
+		   struct netlink_ext_ack *extack)
+{
+	bool open = lun->ops->storage && lun->backing == IET_BACKING_OPEN;
+	bool set = open && blocks;
+	u64 old = lun->blocks;
+	loff_t size = 0;
+	int ret;
+
+	lockdep_assert_held(&iet_mutex);
+	if (blocks > (u64)LLONG_MAX >> lun->blkbits) {
+		resize_error(-EFBIG, extack);
+		return -EFBIG;
+	}
+	if (!lun->ops->storage && !blocks) {
+		NL_SET_ERR_MSG(extack, "a nullio LUN has no backing: give the size");
+		return -EINVAL;
+	}
+	if (lun->ops->storage && lun->backing == IET_BACKING_CLOSED &&
+	    !blocks) {
+		NL_SET_ERR_MSG(extack,
+			       "the backing is closed (no portal group of the target is active): give the size");
+		return -EINVAL;
+	}
+	if (lun->ops->storage && lun->backing == IET_BACKING_CLOSING) {
+		NL_SET_ERR_MSG(extack, "the LUN's backing is closing");
+		return -EBUSY;
+	}
+	if (open && !blocks) {
+		ret = lun->ops->resize(lun, &size, false);
+		if (ret) {
+			resize_error(ret, extack);
+			return ret;
+		}
+		blocks = size >> lun->blkbits;
+		if (blocks < old && !force) {
+			NL_SET_ERR_MSG(extack,
+				       "the backing is smaller than the LUN: Force=Yes follows it (what was past its end is gone)");
+			return -ENOTEMPTY;
+		}
+	}
+	if (!blocks) {
+		resize_error(-ENOSPC, extack);
+		return -ENOSPC;
+	}
+	if (blocks == old)
+		return 0;
+	ret = publish_size(lun, blocks, set, force);
+	if (ret) {
+		resize_error(ret, extack);
+		return ret;
+	}
+	iet_ua_add(lun->target, NULL, lun->lun, 0x2a, 0x09);
+	pr_info("target %u lun %u: resized from %llu to %llu blocks of %u\n",
+		lun->target->tid, lun->lun, old, blocks, lun->block_size);
+	return 1;
+}
+
 /* REPORTED LUNS DATA HAS CHANGED, to every session of the target. */
 static void luns_changed(struct iet_target *target)
 {

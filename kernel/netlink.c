@@ -92,6 +92,7 @@ static const struct nla_policy iet_policy[IET_A_MAX + 1] = {
 	[IET_A_LUN_THIN] = NLA_POLICY_MAX(NLA_U32, 1),
 	[IET_A_LUN_MODE_SELECT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[IET_A_TPG_REMOTE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[IET_A_LUN_RESIZE_FORCE] = NLA_POLICY_MAX(NLA_U32, 1),
 	[IET_A_PR_CLEAR] = NLA_POLICY_RANGE(NLA_U32, IET_PR_RELEASE,
 					    __IET_PR_CLEAR_MAX - 1),
 	[IET_A_TPGT] = NLA_POLICY_FULL_RANGE(NLA_U32, &one_u16_range),
@@ -611,6 +612,31 @@ static struct iet_lun *req_lun(struct genl_info *info)
 			  nla_total_size(IET_NAME_MAX + 1) + \
 			  nla_total_size(4) * 2))
 
+static int lun_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct iet_lun *lun = req_lun(info);
+	struct nlattr **a = info->attrs;
+	int ret;
+
+	if (!lun)
+		return -ENOENT;
+	if (a[IET_A_LUN_BLOCKS] && !nla_get_u64(a[IET_A_LUN_BLOCKS])) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[IET_A_LUN_BLOCKS],
+				    "a LUN has at least one block");
+		ret = -EINVAL;
+	} else {
+		ret = iet_lun_resize(lun, a[IET_A_LUN_BLOCKS] ?
+				     nla_get_u64(a[IET_A_LUN_BLOCKS]) : 0,
+				     get_u32_or(a[IET_A_LUN_RESIZE_FORCE], 0),
+				     info->extack);
+	}
+	iet_lun_put(lun);
+	/* A dump sees a change only when there was one. */
+	if (ret > 0)
+		changed();
+	return ret < 0 ? ret : 0;
+}
+
 static int pr_get(struct sk_buff *skb, struct genl_info *info)
 {
 	struct iet_lun *lun = req_lun(info);
@@ -910,6 +936,10 @@ static const struct genl_small_ops iet_ops[] = {
 		.cmd = IET_CMD_LUN_DEL,
 		.flags = GENL_ADMIN_PERM,
 		.doit = lun_del,
+	}, {
+		.cmd = IET_CMD_LUN_SET,
+		.flags = GENL_ADMIN_PERM,
+		.doit = lun_set,
 	}, {
 		.cmd = IET_CMD_SESSION_NEW,
 		.flags = GENL_ADMIN_PERM,

@@ -29,7 +29,7 @@ static int volume_show(struct seq_file *m, void *v)
 		xa_for_each(&target->luns, index, lun) {
 			seq_printf(m, "\tlun:%u state:0 iotype:%s iomode:%s blocks:%llu blocksize:%u",
 				   lun->lun, lun->ops->name,
-				   iomode_names[lun->iomode], lun->blocks,
+				   iomode_names[lun->iomode], READ_ONCE(lun->blocks),
 				   lun->block_size);
 			if (lun->path[0])
 				seq_printf(m, " path:%s", lun->path);

@@ -166,14 +166,37 @@ void iet_sbc_cdb_range(const u8 *cdb, u64 *lba, u32 *nr)
 }
 
 /* Is [lba, lba + nr) on the medium? */
-bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr)
+static bool range_ok(struct iet_scsi_req *req, u64 lba, u64 nr)
 {
-	u64 blocks = req->lun->blocks;
+	/* Once: a resize may change it meanwhile. */
+	u64 blocks = READ_ONCE(req->lun->blocks);
 
 	if (lba > blocks || nr > blocks - lba) {
 		iet_scsi_sense(req, ILLEGAL_REQUEST, 0x21, 0x00);
 		return false;
 	}
+	return true;
+}
+
+bool iet_sbc_lba_ok(struct iet_scsi_req *req, u64 lba, u32 nr)
+{
+	return range_ok(req, lba, nr);
+}
+
+/*
+ * Again as the command runs, past the write gate: a resize may have cut
+ * the LUN short since it was parsed, and what it writes (the gate's
+ * blocks) or reads (its I/O) must still be on the medium.
+ */
+bool iet_sbc_still_fits(struct iet_scsi_req *req)
+{
+	u8 bits = req->lun->blkbits;
+
+	if (req->wnr && req->wnr != IET_WGATE_ALL)
+		return range_ok(req, req->wlba, req->wnr);
+	if (req->io.op == IET_IO_READ && req->io.len)
+		return range_ok(req, req->io.pos >> bits,
+				DIV_ROUND_UP_ULL(req->io.len, 1U << bits));
 	return true;
 }
 
@@ -235,7 +258,7 @@ static int read_capacity10_execute(struct iet_scsi_req *req)
 	struct iet_lun *lun = req->lun;
 	u8 d[8];
 
-	put_unaligned_be32(min_t(u64, lun->blocks - 1, 0xffffffff), d);
+	put_unaligned_be32(min_t(u64, READ_ONCE(lun->blocks) - 1, 0xffffffff), d);
 	put_unaligned_be32(lun->block_size, d + 4);
 	iet_scsi_set_data(req, 0, d, sizeof(d));
 	return 0;
@@ -246,7 +269,7 @@ static int read_capacity16_execute(struct iet_scsi_req *req)
 	struct iet_lun *lun = req->lun;
 	u8 d[32] = { 0 };
 
-	put_unaligned_be64(lun->blocks - 1, d);
+	put_unaligned_be64(READ_ONCE(lun->blocks) - 1, d);
 	put_unaligned_be32(lun->block_size, d + 8);
 	d[13] = lun->pbexp;	/* LOGICAL BLOCKS PER PHYSICAL BLOCK EXPONENT */
 	if (lun->thin)

@@ -275,6 +275,10 @@ int iet_scsi_execute(struct iet_scsi_req *req)
 	/* A write parked behind COMPARE AND WRITE runs when it is over. */
 	if (req->wnr && !iet_wgate_enter(req))
 		return IET_ASYNC;
+	if (req->lun && !iet_sbc_still_fits(req)) {
+		iet_wgate_exit(req);
+		return 0;
+	}
 	if (!iet_scsi_hold_backing(req)) {
 		iet_wgate_exit(req);
 		return 0;

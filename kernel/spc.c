@@ -500,10 +500,11 @@ static int mode_sense_execute(struct iet_scsi_req *req)
 
 	off = hlen;
 	if (bdlen == 8) {
-		put_unaligned_be32(min_t(u64, lun->blocks, 0xffffffff), d + off);
+		put_unaligned_be32(min_t(u64, READ_ONCE(lun->blocks), 0xffffffff),
+				   d + off);
 		put_unaligned_be32(lun->block_size, d + off + 4);
 	} else if (bdlen == 16) {
-		put_unaligned_be64(lun->blocks, d + off);
+		put_unaligned_be64(READ_ONCE(lun->blocks), d + off);
 		put_unaligned_be32(lun->block_size, d + off + 12);
 	}
 	off += bdlen;
@@ -639,8 +640,9 @@ static int mode_select_execute(struct iet_scsi_req *req)
 			return 0;
 		}
 		/* As MODE SENSE reports it: short, at most 0xffffffff. */
-		if (blocks && blocks != (llba ? lun->blocks :
-					 min_t(u64, lun->blocks, U32_MAX))) {
+		if (blocks && blocks != (llba ? READ_ONCE(lun->blocks) :
+					 min_t(u64, READ_ONCE(lun->blocks),
+					       U32_MAX))) {
 			iet_scsi_invalid_param(req, hlen, -1);
 			return 0;
 		}

@@ -236,14 +236,14 @@ static int get_lba_status_execute(struct iet_scsi_req *req)
 {
 	struct iet_lun *lun = req->lun;
 	u32 alloc = req->data_len, n = 0, max;
-	u64 lba = req->lba, nr;
+	u64 lba = req->lba, nr, blocks = READ_ONCE(lun->blocks);
 	u8 d[16];
 	bool mapped = true;
 	loff_t end;
 	int ret;
 
 	max = alloc < 24 ? 1 : min((alloc - 8) / 16, (u32)LBA_STATUS_MAX);
-	while (n < max && lba < lun->blocks) {
+	while (n < max && lba < blocks) {
 		end = LLONG_MAX;
 		if (lun->ops->mapped) {
 			ret = lun->ops->mapped(lun, lba << lun->blkbits, &end,
@@ -262,7 +262,7 @@ static int get_lba_status_execute(struct iet_scsi_req *req)
 			mapped = true;
 			nr = 1;
 		}
-		nr = min3(nr, lun->blocks - lba, (u64)U32_MAX);
+		nr = min3(nr, blocks - lba, (u64)U32_MAX);
 		memset(d, 0, sizeof(d));
 		put_unaligned_be64(lba, d);
 		put_unaligned_be32(nr, d + 8);
@@ -286,7 +286,7 @@ void iet_get_lba_status_parse(struct iet_scsi_req *req)
 
 	if (!req->lun->thin)
 		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x20, 0x00);
-	if (lba >= req->lun->blocks)
+	if (lba >= READ_ONCE(req->lun->blocks))
 		return iet_scsi_sense(req, ILLEGAL_REQUEST, 0x21, 0x00);
 	req->lba = lba;
 	req->blocking = true;

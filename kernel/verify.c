@@ -205,6 +205,9 @@ static int caw_execute(struct iet_scsi_req *req)
 		return 0;
 	}
 	iet_wgate_lock(lun, req->lba, req->nr_blocks);
+	/* A resize may have cut the LUN short since it was parsed. */
+	if (!iet_sbc_lba_ok(req, req->lba, req->nr_blocks))
+		goto out;
 	ret = iet_lun_io_sync(lun, IET_IO_READ, req->io.pos, &m, len, false);
 	if (ret) {
 		iet_scsi_io_error(req, IET_IO_READ, ret);
@@ -282,6 +285,9 @@ static int orwrite_execute(struct iet_scsi_req *req)
 		return 0;
 	}
 	iet_wgate_lock(lun, req->lba, req->nr_blocks);
+	/* A resize may have cut the LUN short since it was parsed. */
+	if (!iet_sbc_lba_ok(req, req->lba, req->nr_blocks))
+		len = 0;
 	for (done = 0; done < len; done += n) {
 		n = min(len - done, CHUNK);
 		ret = iet_lun_io_sync(lun, IET_IO_READ, req->io.pos + done, &m,

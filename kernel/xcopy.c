@@ -221,7 +221,7 @@ static bool check_segment(struct iet_scsi_req *req, const u8 *p, u32 off,
 	u16 src = get_unaligned_be16(p + 4), dst = get_unaligned_be16(p + 6);
 	u32 nr = get_unaligned_be16(p + 10);
 	struct iet_lun *s, *d;
-	u64 len;
+	u64 len, sblocks, dblocks;
 
 	if (p[1] & 0x01) {		/* CAT: no residue to handle */
 		iet_scsi_invalid_param(req, off + 1, 0);
@@ -243,10 +243,13 @@ static bool check_segment(struct iet_scsi_req *req, const u8 *p, u32 off,
 		iet_scsi_invalid_param(req, off + 10, -1);
 		return false;
 	}
-	if (get_unaligned_be64(p + 12) > s->blocks ||
-	    len >> s->blkbits > s->blocks - get_unaligned_be64(p + 12) ||
-	    get_unaligned_be64(p + 20) > d->blocks ||
-	    len >> d->blkbits > d->blocks - get_unaligned_be64(p + 20)) {
+	/* Each size read once: a resize may change it meanwhile. */
+	sblocks = READ_ONCE(s->blocks);
+	dblocks = READ_ONCE(d->blocks);
+	if (get_unaligned_be64(p + 12) > sblocks ||
+	    len >> s->blkbits > sblocks - get_unaligned_be64(p + 12) ||
+	    get_unaligned_be64(p + 20) > dblocks ||
+	    len >> d->blkbits > dblocks - get_unaligned_be64(p + 20)) {
 		/*
 		 * Past the end of a copy target: the copy is aborted
 		 * (SPC-4 6.4.5), the descriptor's offset in INFORMATION.
@@ -330,6 +333,12 @@ static int copy_segment(struct iet_scsi_req *req, const u8 *p,
 			return ret;
 		}
 		iet_wgate_lock(d, (to + off) >> d->blkbits, n >> d->blkbits);
+		/* A resize may have cut the destination short meanwhile. */
+		if ((to + off + n) >> d->blkbits > READ_ONCE(d->blocks)) {
+			iet_wgate_unlock(d);
+			iet_scsi_sense(req, COPY_ABORTED, 0x21, 0x00);
+			return -ERANGE;
+		}
 		ret = iet_lun_io_sync(d, IET_IO_WRITE, to + off, b, n,
 				      !READ_ONCE(d->wce));
 		iet_wgate_unlock(d);

@@ -27,6 +27,16 @@
  *                      [LUN_THIN]              (default: 1)
  *                      [LUN_MODE_SELECT]       (default: 0 if wt, else 1)
  * IET_CMD_LUN_DEL      TID, LUN                 in-flight I/O still completes
+ * IET_CMD_LUN_SET      TID, LUN, [LUN_BLOCKS], [LUN_RESIZE_FORCE]: resizes
+ *                      a live LUN, its reservations and commands in flight
+ *                      kept, every I_T nexus told (CAPACITY DATA HAS
+ *                      CHANGED): to LUN_BLOCKS (a fileio regular file is
+ *                      made that long; a block device keeps its own size,
+ *                      -EOPNOTSUPP; nullio, or a closed backing: the size
+ *                      reported), or, absent, to what the open backing has
+ *                      now. Shrinking past data written (a file's, or any
+ *                      the backing itself lost) is -ENOTEMPTY unless
+ *                      LUN_RESIZE_FORCE is 1.
  * IET_CMD_LUN_GET      dump, TID required: one message per LUN:
  *                      TID, LUN, LUN_TYPE, LUN_PATH (not nullio),
  *                      LUN_IOMODE, LUN_SCSI_ID, LUN_SCSI_SN,
@@ -148,6 +158,7 @@ enum iet_genl_cmd {
 	IET_CMD_TPG_DEL,
 	IET_CMD_TPG_GET,
 	IET_CMD_LOGOUT_REQ,
+	IET_CMD_LUN_SET,
 	__IET_CMD_MAX
 };
 
@@ -229,6 +240,7 @@ enum iet_attr {
 	IET_A_TPG_REMOTE,
 	IET_A_LUN_BACKING,	/* u32, enum iet_lun_backing: see LUN_NEW */
 	IET_A_LUNS_CLOSING,	/* u32: a target's LUN backings still closing */
+	IET_A_LUN_RESIZE_FORCE,	/* u32, 0 or 1: see LUN_SET */
 	__IET_A_MAX
 };
 
