@@ -435,6 +435,14 @@ int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all)
 			  &buf, NULL, NULL);
 }
 
+int kernel_lun_set(uint32_t tid, uint32_t lun, uint64_t blocks, bool force)
+{
+	reqbuf buf;
+
+	return send_built(kmsg_lun_set(&buf, sizeof(buf), to(), tid, lun,
+				       blocks, force), &buf, NULL, NULL);
+}
+
 int kernel_tpg_set(uint32_t tid, uint16_t tag, uint32_t state, int remote)
 {
 	reqbuf buf;

@@ -159,6 +159,8 @@ int kernel_pr_get(uint32_t tid, uint32_t lun, struct kpr *pr);
 void kpr_free(struct kpr *pr);
 /* End the reservations of a LUN (all: its registrations too). */
 int kernel_pr_clear(uint32_t tid, uint32_t lun, bool all);
+/* Resize a live LUN to blocks, or (0) to its backing's size now. */
+int kernel_lun_set(uint32_t tid, uint32_t lun, uint64_t blocks, bool force);
 
 /*
  * Make a portal group of a target if it is new, and set its ALUA state

@@ -198,6 +198,21 @@ int kmsg_pr_clear(void *buf, size_t len, const struct kmsg_to *to,
 	return done(&m);
 }
 
+int kmsg_lun_set(void *buf, size_t len, const struct kmsg_to *to,
+		 uint32_t tid, uint32_t lun, uint64_t blocks, bool force)
+{
+	struct mb m;
+
+	iet_start(&m, buf, len, to, IET_CMD_LUN_SET, NLM_F_ACK);
+	put_u32(&m, IET_A_TID, tid);
+	put_u32(&m, IET_A_LUN, lun);
+	if (blocks)
+		put_u64(&m, IET_A_LUN_BLOCKS, blocks);
+	if (force)
+		put_u32(&m, IET_A_LUN_RESIZE_FORCE, 1);
+	return done(&m);
+}
+
 int kmsg_tpg_set(void *buf, size_t len, const struct kmsg_to *to,
 		 uint32_t tid, uint16_t tag, uint32_t state, int remote)
 {

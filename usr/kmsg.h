@@ -79,6 +79,9 @@ int kmsg_pr_get(void *buf, size_t len, const struct kmsg_to *to,
 /* clear: enum iet_pr_clear */
 int kmsg_pr_clear(void *buf, size_t len, const struct kmsg_to *to,
 		  uint32_t tid, uint32_t lun, uint32_t clear);
+/* blocks: the new size, 0 for the backing's; force: a shrink past data */
+int kmsg_lun_set(void *buf, size_t len, const struct kmsg_to *to,
+		 uint32_t tid, uint32_t lun, uint64_t blocks, bool force);
 /* state: enum iet_alua_state, IET_ALUA_UNSPEC to leave it */
 /* remote < 0: the group's kind stays (kernel.h's TPG_KIND_KEEP) */
 int kmsg_tpg_set(void *buf, size_t len, const struct kmsg_to *to,

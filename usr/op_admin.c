@@ -18,6 +18,7 @@
 #include "logout.h"
 #include "op_alua.h"
 #include "op_pr.h"
+#include "op_resize.h"
 #include "plan.h"
 
 /* ---------------------------------------------------------------- targets */
@@ -950,10 +951,12 @@ int op_update(struct runtime *rt, const struct ctl_req *req,
 		snprintf(err, errlen, "--op update needs --params K=V,... or --redirect=ADDR[:PORT]");
 		return -EINVAL;
 	}
-	/* A LUN changes no other way: deleted and added again. */
+	/* A LUN's size or reservations; otherwise deleted and added again. */
 	if ((req->fields & CTL_F_LUN) &&
 	    !(req->fields & (CTL_F_USER | CTL_F_SID | CTL_F_REDIRECT)))
-		return pr_update(rt, req, err, errlen);
+		return resize_params(req->params) ?
+		       resize_update(rt, req, err, errlen) :
+		       pr_update(rt, req, err, errlen);
 	if (req->fields & (CTL_F_USER | CTL_F_LUN | CTL_F_SID)) {
 		snprintf(err, errlen,
 			 "--op update changes a target (--tid and --params or --redirect); accounts and LUNs are deleted and added again");

@@ -135,7 +135,7 @@ int pr_update(struct runtime *rt, const struct ctl_req *req, char *err,
 	ret = params_each(req->params, clear_param, &what, err, errlen);
 	if (ret || what == IET_PR_CLEAR_UNSPEC) {
 		snprintf(err, errlen,
-			 "--op update of a LUN takes --params Reservations=release (its reservations end) or Reservations=clear (its registrations too); LUNs are otherwise deleted and added again");
+			 "--op update of a LUN takes --params Reservations=release (its reservations end) or Reservations=clear (its registrations too), or Size=, Blocks= or Resize=backing; LUNs are otherwise deleted and added again");
 		return -EINVAL;
 	}
 	t = req_target(rt, req, err, errlen);

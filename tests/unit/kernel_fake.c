@@ -46,6 +46,7 @@ static const char *const op_names[F_NR_OPS] = {
 	"open", "target_new", "target_set", "target_del", "lun_new",
 	"lun_del", "session_new", "session_del", "conn_new", "conn_del",
 	"dump", "pr_get", "pr_clear", "tpg_set", "tpg_del", "logout_req",
+	"lun_set",
 };
 
 static void trace(const struct fake_call *c)
@@ -659,6 +660,22 @@ int kernel_pr_get(uint32_t tid, uint32_t lun, struct kpr *pr)
 			return done(c, -ENOMEM, "oom");
 		memcpy(pr->regs, f.pr.regs, f.pr.nr_regs * sizeof(*pr->regs));
 	}
+	return done(c, 0, NULL);
+}
+
+int kernel_lun_set(uint32_t tid, uint32_t lun, uint64_t blocks, bool force)
+{
+	struct fake_call *c = record(F_LUN_SET);
+	int err = injected(F_LUN_SET);
+
+	c->tid = tid;
+	c->lun.lun = lun;
+	c->lun.blocks = blocks;
+	c->force = force;
+	if (err)
+		return done(c, err, NULL);
+	if (!has_lun(tid, lun))
+		return done(c, -ENOENT, "no such LUN");
 	return done(c, 0, NULL);
 }
 

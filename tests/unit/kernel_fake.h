@@ -30,6 +30,7 @@ enum fake_op {
 	F_TPG_SET,
 	F_TPG_DEL,
 	F_LOGOUT_REQ,
+	F_LUN_SET,
 	F_NR_OPS,
 };
 
@@ -46,6 +47,7 @@ struct fake_call {
 	uint32_t keys[IET_KEY_COUNT];
 	uint32_t tparams[IET_TP_COUNT];
 	bool pr_all;			/* PR_CLEAR: registrations too */
+	bool force;			/* LUN_SET (its blocks: lun.blocks) */
 	uint16_t tpgt;			/* TPG_SET, TPG_DEL */
 	uint32_t alua_state;		/* TPG_SET */
 	int tpg_remote;			/* TPG_SET: TPG_KIND_KEEP, 0 or 1 */

@@ -48,6 +48,7 @@ static const struct {
 	[IET_A_ALUA_STATE] = { MNL_TYPE_U32, 0 },
 	[IET_A_LOGOUT_WAIT] = { MNL_TYPE_U32, 0 },
 	[IET_A_TPG_REMOTE] = { MNL_TYPE_U32, 0 },
+	[IET_A_LUN_RESIZE_FORCE] = { MNL_TYPE_U32, 0 },
 };
 
 /* A request taken apart: its header fields and each attribute. */
@@ -491,6 +492,27 @@ TEST(kmsg_tpg_set_says_a_groups_kind_only_when_asked_to)
 		   0);
 	REQUIRE(parse(buf, KMSG_MAX, &r));
 	CHECK_EQ(u32_of(&r, IET_A_TPG_REMOTE), 0);
+	free(buf);
+}
+
+TEST(kmsg_lun_set_sends_a_size_and_force_only_when_given)
+{
+	char *buf = exact(KMSG_MAX);
+	struct req r;
+
+	/* Resize=backing: the LUN alone. */
+	REQUIRE_EQ(kmsg_lun_set(buf, KMSG_MAX, &TO, 3, 7, 0, false), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(r.cmd, IET_CMD_LUN_SET);
+	CHECK_EQ(attrs(&r), 2);
+	CHECK_EQ(u32_of(&r, IET_A_LUN), 7);
+	CHECK(!r.tb[IET_A_LUN_BLOCKS]);
+	CHECK(!r.tb[IET_A_LUN_RESIZE_FORCE]);
+	REQUIRE_EQ(kmsg_lun_set(buf, KMSG_MAX, &TO, 3, 7, 1ULL << 40, true), 0);
+	REQUIRE(parse(buf, KMSG_MAX, &r));
+	CHECK_EQ(attrs(&r), 4);
+	CHECK_EQ(u64_of(&r, IET_A_LUN_BLOCKS), 1ULL << 40);
+	CHECK_EQ(u32_of(&r, IET_A_LUN_RESIZE_FORCE), 1);
 	free(buf);
 }
 

@@ -1263,6 +1263,56 @@ TEST(ops_show_lun_gives_its_reservations_and_update_ends_them)
 }
 
 /*
+ * A live LUN's size: Size= in bytes (whole blocks), Blocks= or
+ * Resize=backing, Force=Yes to shrink past data; the kernel decides the
+ * rest. A size ietd keeps (a nullio LUN's) follows, so --op save has it.
+ */
+TEST(ops_update_resizes_a_lun_in_place)
+{
+	struct ofx f;
+
+	of_init(&f, "Target " TARGET1 "\n Lun 0 Type=nullio,Blocks=2048\n"
+		" Lun 1 Type=nullio,BlockSize=4096\n");
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+			.params = "Size=2M" }) == 0);
+	CHECK_EQ(fake_last(F_LUN_SET)->lun.blocks, 4096);
+	CHECK(!fake_last(F_LUN_SET)->force);
+	CHECK_EQ(target_lun(config_target_by_tid(&f.fx.rt.cfg, 1), 0)->blocks, 4096);
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 1,
+			.params = "Blocks=10,Force=Yes" }) == 0);
+	CHECK_EQ(fake_last(F_LUN_SET)->lun.blocks, 10);
+	CHECK(fake_last(F_LUN_SET)->force);
+	REQUIRE(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 1,
+			.params = "resize=BACKING" }) == 0);
+	CHECK_EQ(fake_last(F_LUN_SET)->lun.blocks, 0);
+
+	/* Each refused before the kernel hears of it. */
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 1,
+				     .params = "Size=6144" }), -EINVAL);
+	CHECK_CONTAINS(err, "whole number of 4096-byte blocks");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+				     .params = "Size=1M,Resize=backing" }), -EINVAL);
+	CHECK_CONTAINS(err, "one of Size=");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+				     .params = "Force=Yes" }), -EINVAL);
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+				     .params = "Size=1M,Reservations=clear" }), -EINVAL);
+	CHECK_CONTAINS(err, "Size=BYTES");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 7,
+				     .params = "Size=1M" }), -ENOENT);
+	CHECK_CONTAINS(err, "no LUN 7");
+	CHECK_EQ(fake_count(F_LUN_SET), 3);
+
+	/* What the kernel refuses comes back with its reason; nothing moves. */
+	fake_fail(F_LUN_SET, -ENOTEMPTY, "data is written past the new end");
+	CHECK_EQ(op(&f, (struct rq){ "update", CTL_F_TID | CTL_F_LUN, 1, .lun = 0,
+				     .params = "Blocks=1" }), -ENOTEMPTY);
+	CHECK_CONTAINS(err, "data is written past the new end");
+	CHECK_EQ(target_lun(config_target_by_tid(&f.fx.rt.cfg, 1), 0)->blocks, 4096);
+	of_free(&f);
+}
+
+/*
  * A state change that leaves the target inactive closes its LUNs'
  * backings as their commands end: ietadm hears back once they have, and
  * ietd serves everyone else meanwhile (the wait is a later of the loop's).
