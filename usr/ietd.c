@@ -30,6 +30,7 @@
 #include "registry.h"
 #include "runtime.h"
 #include "tpg_retire.h"
+#include "uevent.h"
 #include "version.h"
 
 struct ietd {
@@ -43,6 +44,7 @@ struct ietd {
 	struct ctl ctl;
 	struct watch sig;
 	struct watch kev;
+	struct watch uev;		/* block devices that changed */
 };
 
 struct options {
@@ -260,6 +262,18 @@ static void on_kernel(struct watch *w, uint32_t events)
 		log_peer(LOG_ERR, "reading kernel events: %s%s%s",
 			 strerror(-ret), *kernel_errmsg() ? ": " : "",
 			 kernel_errmsg());
+}
+
+static void on_uevent(struct watch *w, uint32_t events)
+{
+	struct ietd *d = container_of(w, struct ietd, uev);
+	int ret;
+
+	(void)events;
+	ret = uevent_read(w->fd, &d->rt.cfg);
+	if (ret)
+		log_warn("reading the kernel's device events: %s",
+			 strerror(-ret));
 }
 
 static void on_tick(void *arg, uint64_t now)
@@ -493,6 +507,17 @@ static int start(struct ietd *d, struct config *next,
 		log_err("watching kernel events: %s", strerror(-ret));
 		return ret;
 	}
+	/* LUNs follow their devices' sizes; without it only ietadm resizes. */
+	d->uev.fd = uevent_open();
+	d->uev.fn = on_uevent;
+	ret = d->uev.fd < 0 ? d->uev.fd : loop_add(&d->loop, &d->uev, EPOLLIN);
+	if (ret && d->uev.fd >= 0) {
+		close(d->uev.fd);
+		d->uev.fd = -1;
+	}
+	if (ret)
+		log_warn("watching device events (LUNs will not follow their devices' sizes): %s",
+			 strerror(-ret));
 	ret = watch_signals(d);
 	if (ret) {
 		log_err("signals: %s", strerror(-ret));

@@ -421,6 +421,14 @@ def isns_seeds(out):
           isns_tlv(1, "ietd:h:3260") + isns_tlv(16, b"\0" * 10 + b"\xff\xff\x7f\0\0\1") +
           isns_tlv(17, 3260)))
     write(out + "/isns", "refused", isns_pdu(0x8005, struct.pack(">I", 17)))
+    # The kernel's uevents (NULs between): a loop device resized, dm's resume.
+    write(out + "/uevent", "resize", b"\0".join([
+        b"change@/devices/virtual/block/loop3", b"ACTION=change",
+        b"DEVPATH=/devices/virtual/block/loop3", b"SUBSYSTEM=block", b"RESIZE=1",
+        b"MAJOR=7", b"MINOR=3", b"DEVNAME=loop3", b"DEVTYPE=disk", b"SEQNUM=4242"]) + b"\0")
+    write(out + "/uevent", "dm", b"\0".join([
+        b"change@/devices/virtual/block/dm-2", b"ACTION=change", b"SUBSYSTEM=block",
+        b"DEVTYPE=disk", b"MAJOR=254", b"MINOR=2", b"DM_COOKIE=4194304"]) + b"\0")
 
 
 main()
