@@ -57,7 +57,13 @@ void uevent_follow(const struct config *cfg, dev_t dev)
 		for (j = 0; j < t->nr_luns; j++) {
 			const struct lun_conf *l = &t->luns[j];
 
+			/*
+			 * A fileio LUN's file may be on a server that hangs:
+			 * only one named under /dev is looked at.
+			 */
 			if (l->type == IET_LUN_NULLIO || !l->path[0] ||
+			    (l->type == IET_LUN_FILEIO &&
+			     strncmp(l->path, "/dev/", 5)) ||
 			    stat(l->path, &st) || !S_ISBLK(st.st_mode) ||
 			    (dev && st.st_rdev != dev))
 				continue;

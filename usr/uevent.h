@@ -21,7 +21,8 @@ bool uevent_block_change(const char *buf, size_t len, dev_t *dev);
 
 /*
  * Every LUN of cfg whose Path is the block device dev (0: any block
- * device) asked of the kernel to take the device's size now.
+ * device; a fileio LUN's only when its Path is under /dev) asked of the
+ * kernel to take the device's size now.
  */
 void uevent_follow(const struct config *cfg, dev_t dev);
 

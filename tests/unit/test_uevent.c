@@ -108,18 +108,19 @@ TEST(uevent_each_lun_on_the_changed_device_is_resized_to_it)
 	cfg.targets[1].tid = 2;
 	fake_reset();
 	uevent_follow(&cfg, makedev(7, 123));
-	/* LUN 0 of one target, LUN 5 (fileio on it) of the other. */
-	REQUIRE_EQ(fake_count(F_LUN_SET), 2);
+	/*
+	 * LUN 0; not LUN 5, fileio on it but named outside /dev (a file
+	 * LUN's path is not looked at: its server may hang).
+	 */
+	REQUIRE_EQ(fake_count(F_LUN_SET), 1);
 	CHECK_EQ(fake_call(0)->tid, 1);
 	CHECK_EQ(fake_call(0)->lun.lun, 0);
 	CHECK_EQ(fake_call(0)->lun.blocks, 0);
 	CHECK(!fake_call(0)->force);
-	CHECK_EQ(fake_call(1)->tid, 2);
-	CHECK_EQ(fake_call(1)->lun.lun, 5);
-	/* Events lost: every LUN on a block device. */
+	/* Events lost: every blockio LUN on a block device. */
 	fake_reset();
 	uevent_follow(&cfg, 0);
-	CHECK_EQ(fake_count(F_LUN_SET), 3);
+	CHECK_EQ(fake_count(F_LUN_SET), 2);
 	/* A device no LUN is on: nothing asked. */
 	fake_reset();
 	uevent_follow(&cfg, makedev(8, 0));
