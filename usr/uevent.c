@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <linux/netlink.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
