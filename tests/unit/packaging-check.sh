@@ -121,7 +121,9 @@ expect "ietadm --op new --tid 1 --lun 0 --params Path=/x,Th" \
 	"Path=/x,ThinProvisioning=No Path=/x,ThinProvisioning=Yes "
 expect "ietadm --op update --tid 1 --params NOP" "NOPInterval= NOPTimeout= "
 expect "ietadm --op update --tid 1 --lun 0 --params Re" \
-	"Reservations=clear Reservations=release "
+	"Reservations=clear Reservations=release Resize=backing "
+expect "ietadm --op update --tid 1 --lun 0 --params Size=1G,F" \
+	"Size=1G,Force=Yes "
 expect "ietadm --op update --tid 1 --params PortalGroup=2,State=s" \
 	"PortalGroup=2,State=standby "
 expect "ietadm -" "--help --op --socket --version "
