@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "ctl_ops.h"
@@ -133,6 +134,32 @@ int params_each(const char *params,
 	wipe(value, sizeof(value));
 	free(copy);
 	return ret;
+}
+
+struct key_search {
+	const char *const *keys;
+	bool found;
+};
+
+static int find_key(void *arg, const char *key, const char *value)
+{
+	struct key_search *ks = arg;
+	const char *const *k;
+
+	(void)value;
+	for (k = ks->keys; *k; k++)
+		if (!strcasecmp(key, *k))
+			ks->found = true;
+	return 0;
+}
+
+bool params_have(const char *params, const char *const *keys)
+{
+	struct key_search ks = { .keys = keys };
+	char err[8];
+
+	params_each(params, find_key, &ks, err, sizeof(err));
+	return ks.found;
 }
 
 static const struct {

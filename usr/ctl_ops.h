@@ -87,5 +87,7 @@ const struct ktarget *kstate_target(const struct kstate *st, uint32_t tid);
 int params_each(const char *params,
 		int (*fn)(void *arg, const char *key, const char *value),
 		void *arg, char *err, size_t errlen);
+/* Whether --params names one of keys (NULL-ended; any case). */
+bool params_have(const char *params, const char *const *keys);
 
 #endif

@@ -100,21 +100,11 @@ static int tpg_param(void *arg, const char *key, const char *value)
 	return 0;
 }
 
-static int find_key(void *arg, const char *key, const char *value)
-{
-	(void)value;
-	if (!strcasecmp(key, "PortalGroup"))
-		*(bool *)arg = true;
-	return 0;
-}
-
 bool tpg_params(const char *params)
 {
-	char err[8];
-	bool found = false;
+	static const char *const keys[] = { "PortalGroup", NULL };
 
-	params_each(params, find_key, &found, err, sizeof(err));
-	return found;
+	return params_have(params, keys);
 }
 
 static int has_tpg(uint32_t tid, uint16_t tag, char *err, size_t errlen)

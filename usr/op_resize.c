@@ -141,22 +141,13 @@ int resize_parse(const char *params, struct resize_req *r, char *err,
 	return 0;
 }
 
-static int find_key(void *arg, const char *key, const char *value)
-{
-	(void)value;
-	if (!strcasecmp(key, "Size") || !strcasecmp(key, "Blocks") ||
-	    !strcasecmp(key, "Resize") || !strcasecmp(key, "Force"))
-		*(bool *)arg = true;
-	return 0;
-}
-
 bool resize_params(const char *params)
 {
-	char err[8];
-	bool found = false;
+	static const char *const keys[] = {
+		"Size", "Blocks", "Resize", "Force", NULL,
+	};
 
-	params_each(params, find_key, &found, err, sizeof(err));
-	return found;
+	return params_have(params, keys);
 }
 
 int resize_update(struct runtime *rt, const struct ctl_req *req, char *err,
