@@ -80,30 +80,39 @@ static void first_attention(struct iet_session *session)
 }
 
 /*
- * A session ended: I_T nexus loss (SAM-5 6.3.4). Its SPC-2 reservations
- * end, and its initiator port's next session will hear of it.
+ * The initiator port of a session just unlinked is remembered, for its
+ * next session to hear I_T NEXUS LOSS OCCURRED: in the same hold of
+ * target->lock as the unlinking, so that no login of the port in between
+ * is told POWER ON instead.
  */
-void iet_session_lost(struct iet_session *session)
+static void nexus_lost_locked(struct iet_session *session)
 {
 	struct iet_target *target = session->target;
-	struct iet_lost_nexus *lost, *old = NULL;
+	struct iet_lost_nexus *lost, *old;
 
-	iet_pr_release_spc2(target, session);
+	lockdep_assert_held(&target->lock);
 	lost = kmalloc(sizeof(*lost), GFP_NOIO);
 	if (!lost)
 		return;
 	lost->isid = session->sid >> 16;
 	strscpy(lost->initiator, session->initiator, sizeof(lost->initiator));
-	mutex_lock(&target->lock);
 	list_add(&lost->list, &target->lost);
 	if (++target->nr_lost > IET_LOST_MAX) {
 		old = list_last_entry(&target->lost, struct iet_lost_nexus,
 				      list);
 		list_del(&old->list);
 		target->nr_lost--;
+		kfree(old);
 	}
-	mutex_unlock(&target->lock);
-	kfree(old);
+}
+
+/*
+ * A session ended: I_T nexus loss (SAM-5 6.3.4). Its SPC-2 reservations
+ * end (its port was remembered as it was unlinked).
+ */
+void iet_session_lost(struct iet_session *session)
+{
+	iet_pr_release_spc2(session->target, session);
 }
 
 void iet_lost_free(struct iet_target *target)
@@ -239,6 +248,7 @@ bool iet_session_unlink_locked(struct iet_session *session)
 	list_del(&session->list);
 	session->target->tpgs[session->tpg].sessions--;
 	WRITE_ONCE(session->unlinked, true);
+	nexus_lost_locked(session);
 	return true;
 }
 
