@@ -24,6 +24,7 @@ void iet_cmd_dispatch(struct iet_cmd *cmd)
 	}
 	iet_scsi_check_ua(req);
 	iet_alua_check(req);
+	iet_sanitize_check(req);
 	iet_pr_check(req);
 	/*
 	 * A read's pages come now, in CmdSN order, within the byte limit:

@@ -273,6 +273,31 @@ void iet_wgate_lock(struct iet_lun *lun, u64 lba, u64 nr);
 void iet_wgate_unlock(struct iet_lun *lun);
 
 /*
+ * A LUN's sanitize operation (sanitize.c): at most one at a time, run by
+ * its own work item past the command that asked for it (IMMED, a reset, a
+ * lost nexus). state and progress are read without the lock.
+ */
+enum iet_sanitize_state {
+	IET_SANITIZE_IDLE,
+	IET_SANITIZE_RUNNING,		/* every other command: NOT READY */
+	IET_SANITIZE_FAILED,		/* until one succeeds, or an exit */
+};
+
+struct iet_sanitize {
+	spinlock_t lock;			/* the fields below */
+	u8 state;				/* enum iet_sanitize_state */
+	bool ause;				/* EXIT FAILURE MODE may end a failure */
+	bool stop;				/* the LUN is going */
+	u8 sa;					/* its service action */
+	u8 passes;				/* OVERWRITE COUNT */
+	bool invert;				/* INVERT between passes */
+	u16 progress;				/* of 65536 */
+	u8 *block;				/* one block of the pattern */
+	struct iet_scsi_req *waiter;		/* the command, without IMMED */
+	struct work_struct work;
+};
+
+/*
  * Whether a LUN's storage is open (lun.c): it is while the target can be
  * reached through an active portal group of its own, and only then.
  * CLOSED -> OPEN and OPEN -> CLOSING under iet_mutex; CLOSING -> CLOSED in
@@ -313,6 +338,7 @@ struct iet_lun {
 	struct iet_tset tset;
 	struct iet_wgate wgate;
 	struct iet_pr pr;
+	struct iet_sanitize sanitize;
 	/* Mode parameters MODE SELECT changes (READ_ONCE, WRITE_ONCE). */
 	bool wce;				/* write cache: not stable */
 	bool swp;				/* software write protect */
@@ -833,6 +859,7 @@ void iet_scsi_data_in(struct iet_scsi_req *req, u32 alloc, u32 max);
 void iet_scsi_sense(struct iet_scsi_req *req, u8 key, u8 asc, u8 ascq);
 void iet_scsi_invalid_field(struct iet_scsi_req *req, u32 byte, int bit);
 void iet_scsi_invalid_param(struct iet_scsi_req *req, u32 byte, int bit);
+u32 iet_sense_progress(u8 *sense, u32 len, u16 progress);
 void iet_scsi_sense_info(struct iet_scsi_req *req, u64 info);
 bool iet_scsi_writable(struct iet_scsi_req *req);
 u8 *iet_scsi_param_list(struct iet_scsi_req *req, u32 min);
@@ -853,6 +880,8 @@ struct iet_opcode {
 	u8 len;			/* of the CDB */
 	u16 timeout;		/* recommended command timeout, seconds */
 	void (*parse)(struct iet_scsi_req *req);
+	/* If there: whether a LUN has it (REPORT SUPPORTED OPERATION CODES). */
+	bool (*supported)(const struct iet_lun *lun);
 	u8 usage[16];
 };
 
@@ -886,6 +915,18 @@ extern const struct iet_opcode iet_xcopy_opcodes[];
 extern const unsigned int iet_xcopy_nr_opcodes;
 extern const struct iet_opcode iet_pr_opcodes[];
 extern const unsigned int iet_pr_nr_opcodes;
+extern const struct iet_opcode iet_sanitize_opcodes[];
+extern const unsigned int iet_sanitize_nr_opcodes;
+
+void iet_sanitize_init(struct iet_lun *lun);
+void iet_sanitize_stop(struct iet_lun *lun);
+void iet_sanitize_check(struct iet_scsi_req *req);
+bool iet_sanitize_idle(const struct iet_lun *lun);
+bool iet_sanitize_sense(struct iet_lun *lun, bool desc, u8 *sense, u32 *len);
+void iet_sanitize_abort(struct iet_scsi_req *req);
+bool iet_sanitize_block_erase(const struct iet_lun *lun);
+int iet_sanitize_module_init(void);
+void iet_sanitize_module_exit(void);
 
 u32 iet_write_same_max(struct iet_lun *lun);
 u32 iet_vpd_third_party_copy(struct iet_scsi_req *req, u8 *d);

@@ -403,6 +403,7 @@ int iet_lun_add(struct iet_target *target, u32 lun_id,
 	kref_init(&lun->kref);
 	iet_tset_init(&lun->tset);
 	iet_wgate_init(&lun->wgate);
+	iet_sanitize_init(lun);
 	lun->wce = p->iomode == IET_IOMODE_WB;
 	lun->tas = true;
 	lun->target = target;
@@ -515,6 +516,7 @@ int iet_lun_del(struct iet_target *target, u32 lun_id)
 	 * that a cluster that deletes it and then demotes its device can
 	 * tell when the device is free.
 	 */
+	iet_sanitize_stop(lun);
 	iet_lun_close(lun);
 	iet_lun_put(lun);
 	return 0;

@@ -19,9 +19,12 @@ static int __init iet_init(void)
 	ret = iet_conn_init();
 	if (ret)
 		goto out_cache;
-	ret = iet_procfs_init();
+	ret = iet_sanitize_module_init();
 	if (ret)
 		goto out_conn;
+	ret = iet_procfs_init();
+	if (ret)
+		goto out_sanitize;
 	ret = iet_netlink_init();
 	if (ret)
 		goto out_procfs;
@@ -30,6 +33,8 @@ static int __init iet_init(void)
 
 out_procfs:
 	iet_procfs_exit();
+out_sanitize:
+	iet_sanitize_module_exit();
 out_conn:
 	iet_conn_exit();
 out_cache:
@@ -47,6 +52,7 @@ static void __exit iet_exit(void)
 	 */
 	iet_targets_destroy();
 	iet_cmd_wait_all();	/* commands left in the backend */
+	iet_sanitize_module_exit();	/* operations of deleted LUNs end */
 	rcu_barrier();		/* a closing backing's callback queues its close */
 	iet_conn_exit();	/* waits for the last connection teardown, close */
 	iet_netlink_exit();

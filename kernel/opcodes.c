@@ -22,6 +22,7 @@ static const struct {
 	{ iet_thin_opcodes, &iet_thin_nr_opcodes },
 	{ iet_xcopy_opcodes, &iet_xcopy_nr_opcodes },
 	{ iet_pr_opcodes, &iet_pr_nr_opcodes },
+	{ iet_sanitize_opcodes, &iet_sanitize_nr_opcodes },
 	{ iet_spc_opcodes, &iet_spc_nr_opcodes },
 };
 
@@ -99,6 +100,8 @@ static u32 report_all(struct iet_scsi_req *req, bool rctd, u8 *d)
 		for (i = 0; i < *tables[t].nr; i++) {
 			const struct iet_opcode *op = &tables[t].ops[i];
 
+			if (op->supported && !op->supported(req->lun))
+				continue;
 			d[off] = op->op;
 			if (op->flags & IET_OP_SA) {
 				put_unaligned_be16(op->sa, d + off + 2);
@@ -143,7 +146,7 @@ static u32 report_one(struct iet_scsi_req *req, bool rctd, u8 *d)
 			op = find(opcode, false, 0);
 		break;
 	}
-	if (!op) {
+	if (!op || (op->supported && !op->supported(req->lun))) {
 		d[1] = 0x01;	/* SUPPORT: not supported */
 		return 4;
 	}

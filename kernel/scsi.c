@@ -69,6 +69,29 @@ static void sense_field(struct iet_scsi_req *req, bool cdb, u32 byte, int bit)
 		memcpy(d + 4, sks, 3);
 }
 
+/*
+ * PROGRESS INDICATION (SPC-4 4.5.2.4.4) added to sense data that
+ * scsi_build_sense_buffer() made (len bytes of it, IET_SENSE_MAX room):
+ * the sense-key specific bytes, in the format's place. Its new length.
+ */
+u32 iet_sense_progress(u8 *sense, u32 len, u16 progress)
+{
+	u8 *d = sense + len;
+
+	if ((sense[0] & 0x7f) == 0x70) {		/* fixed format */
+		sense[15] = 0x80;			/* SKSV */
+		put_unaligned_be16(progress, sense + 16);
+		return len;
+	}
+	memset(d, 0, 8);
+	d[0] = 0x02;				/* sense key specific */
+	d[1] = 0x06;
+	d[4] = 0x80;				/* SKSV */
+	put_unaligned_be16(progress, d + 5);
+	sense[7] += 8;
+	return len + 8;
+}
+
 /* Copy response data; what exceeds the buffer is cut, but still counted. */
 void iet_scsi_set_data(struct iet_scsi_req *req, u32 off, const void *src,
 		       u32 len)
@@ -276,6 +299,16 @@ int iet_scsi_execute(struct iet_scsi_req *req)
 	if (req->wnr && !iet_wgate_enter(req))
 		return IET_ASYNC;
 	if (req->lun && !iet_sbc_still_fits(req)) {
+		iet_wgate_exit(req);
+		return 0;
+	}
+	/*
+	 * Past the gate, whose barrier pairs with the one a sanitize
+	 * operation drains writes with: it waits for this write, or this
+	 * write sees it.
+	 */
+	iet_sanitize_check(req);
+	if (req->status != SAM_STAT_GOOD) {
 		iet_wgate_exit(req);
 		return 0;
 	}

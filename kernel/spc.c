@@ -231,6 +231,12 @@ static u32 vpd_block_characteristics(struct iet_scsi_req *req, u8 *d)
 	 * treat the disk as an SSD. No form factor.
 	 */
 	put_unaligned_be16(req->lun->rotation_rate, d + 4);
+	/*
+	 * WABEREQ 01b: after a BLOCK ERASE, reads succeed (with zeros: the
+	 * blocks are deallocated). WACEREQ 00b: no CRYPTOGRAPHIC ERASE.
+	 */
+	if (iet_sanitize_block_erase(req->lun))
+		d[7] = 0x40;
 	return 4 + 0x3c;
 }
 
@@ -365,8 +371,12 @@ static int request_sense_execute(struct iet_scsi_req *req)
 		key = UNIT_ATTENTION;
 	else if (!req->lun)
 		key = ILLEGAL_REQUEST, asc = 0x25;
-	scsi_build_sense_buffer(desc, sense, key, asc, ascq);
-	len = desc ? 8 : 18;
+	/* A sanitize running (its progress) or failed, where no UA is. */
+	if (key != NO_SENSE ||
+	    !iet_sanitize_sense(req->lun, desc, sense, &len)) {
+		scsi_build_sense_buffer(desc, sense, key, asc, ascq);
+		len = desc ? 8 : 18;
+	}
 	iet_scsi_set_data(req, 0, sense, len);
 	req->data_len = min(req->data_len, len);
 	return 0;

@@ -429,6 +429,7 @@ static void target_remove(struct iet_target *target)
 	xa_erase(&iet_targets, target->tid);
 	xa_for_each(&target->luns, index, lun) {
 		xa_erase(&target->luns, index);
+		iet_sanitize_stop(lun);
 		iet_lun_put(lun);
 	}
 	mutex_lock(&target->lock);

@@ -88,6 +88,8 @@ static bool abort_task(struct iet_cmd *tmf, struct iet_cmd *victim)
 	iet_cmd_finish(victim);
 	/* Held behind older commands, it need not wait for them now. */
 	iet_tset_abort(&victim->req);
+	/* A SANITIZE waiting for its operation ends; the operation goes on. */
+	iet_sanitize_abort(&victim->req);
 	if (end)
 		iet_cmd_complete(&victim->req);
 	/* Waiting for memory, it would hold up the TMF's response. */

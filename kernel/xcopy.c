@@ -178,11 +178,25 @@ static bool parse_cscd(struct iet_scsi_req *req, const u8 *p, u32 off,
 }
 
 /*
+ * Neither copy target is being sanitized nor failed one: its commands
+ * would end NOT READY or MEDIUM ERROR, the copy's end COPY ABORTED, ERROR
+ * DETECTED BY THIRD PARTY TEMPORARY INITIATOR.
+ */
+static bool sanitize_idle(struct iet_scsi_req *req, struct iet_lun *s,
+			  struct iet_lun *d)
+{
+	if (iet_sanitize_idle(s) && iet_sanitize_idle(d))
+		return true;
+	iet_scsi_sense(req, COPY_ABORTED, 0x0d, 0x00);
+	return false;
+}
+
+/*
  * Whether the nexus may still use a segment's copy targets as it could with
  * commands of its own to them: through an active port group, with no unit
  * attention pending for it there (that stays pending, for the nexus to
  * hear on its next command to that LUN), within their reservations (the
- * source read, the destination written). Checked before anything is
+ * source read, the destination written), neither of them sanitized. Checked before anything is
  * copied and again before each segment: a copy addressed to one LUN must
  * never pass the fence of another.
  */
@@ -207,7 +221,7 @@ static bool segment_allowed(struct iet_scsi_req *req, struct iet_lun *s,
 		req->status = SAM_STAT_RESERVATION_CONFLICT;
 		return false;
 	}
-	return true;
+	return sanitize_idle(req, s, d);
 }
 
 /*
@@ -333,6 +347,15 @@ static int copy_segment(struct iet_scsi_req *req, const u8 *p,
 			return ret;
 		}
 		iet_wgate_lock(d, (to + off) >> d->blkbits, n >> d->blkbits);
+		/*
+		 * A sanitize begun meanwhile: it drains the writes of d at
+		 * this gate, so past it this one is seen to go first or sees
+		 * the sanitize.
+		 */
+		if (!sanitize_idle(req, s, d)) {
+			iet_wgate_unlock(d);
+			return -EBUSY;
+		}
 		/* A resize may have cut the destination short meanwhile. */
 		if ((to + off + n) >> d->blkbits > READ_ONCE(d->blocks)) {
 			iet_wgate_unlock(d);
