@@ -731,6 +731,8 @@ void iet_cmd_release_tables(struct iet_conn *conn)
 	xa_for_each(&conn->cmds, index, cmd) {
 		__xa_erase(&conn->cmds, index);
 		xa_unlock(&conn->cmds);
+		/* Waiting for a sanitize, it ends; the sanitize goes on. */
+		iet_sanitize_abort(&cmd->req);
 		iet_cmd_put(cmd);
 		xa_lock(&conn->cmds);
 	}

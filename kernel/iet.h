@@ -924,6 +924,7 @@ void iet_sanitize_check(struct iet_scsi_req *req);
 bool iet_sanitize_idle(const struct iet_lun *lun);
 bool iet_sanitize_sense(struct iet_lun *lun, bool desc, u8 *sense, u32 *len);
 void iet_sanitize_abort(struct iet_scsi_req *req);
+void iet_sanitize_logout(struct iet_conn *conn);
 bool iet_sanitize_block_erase(const struct iet_lun *lun);
 int iet_sanitize_module_init(void);
 void iet_sanitize_module_exit(void);

@@ -67,6 +67,8 @@ void iet_logout_execute(struct iet_cmd *cmd)
 	spin_unlock(&conn->lock);
 	if (cmd)	/* a second Logout replaces the first */
 		iet_cmd_put(cmd);
+	/* A SANITIZE that waits for its operation ends: it goes on. */
+	iet_sanitize_logout(conn);
 	iet_conn_check_logout(conn);
 }
 

@@ -19,6 +19,7 @@
  * waiting for its end).
  */
 #include <linux/math64.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <scsi/scsi_common.h>
@@ -30,7 +31,7 @@
 #define SA_BLOCK_ERASE		0x02
 #define SA_EXIT_FAILURE_MODE	0x1f
 #define STEP			BIT(20)		/* bytes OVERWRITE writes at once */
-#define ERASE_STEP		BIT_ULL(30)	/* bytes BLOCK ERASE drops at once */
+#define ERASE_STEP		BIT_ULL(28)	/* bytes BLOCK ERASE drops at once */
 
 static struct workqueue_struct *sanitize_wq;
 
@@ -113,9 +114,19 @@ void iet_sanitize_check(struct iet_scsi_req *req)
 {
 	struct iet_lun *lun = req->lun;
 
+	u8 state;
+
 	if (!lun || req->status != SAM_STAT_GOOD ||
-	    (req->op_flags & IET_OP_ANY_LUN) || req->cdb[0] == SANITIZE ||
-	    likely(READ_ONCE(lun->sanitize.state) == IET_SANITIZE_IDLE))
+	    (req->op_flags & IET_OP_ANY_LUN) || req->cdb[0] == SANITIZE)
+		return;
+	state = READ_ONCE(lun->sanitize.state);
+	if (likely(state == IET_SANITIZE_IDLE))
+		return;
+	/*
+	 * After a failure, what tells how to end it still answers: REPORT
+	 * SUPPORTED OPERATION CODES (and the rest of MAINTENANCE IN).
+	 */
+	if (state == IET_SANITIZE_FAILED && req->cdb[0] == MAINTENANCE_IN)
 		return;
 	refuse(req);
 }
@@ -281,10 +292,18 @@ static void sanitize_work(struct work_struct *work)
 	struct iet_sanitize *s = container_of(work, struct iet_sanitize, work);
 	struct iet_lun *lun = container_of(s, struct iet_lun, sanitize);
 	struct iet_scsi_req *waiter;
+	unsigned int flags = current->flags;
 	struct iet_target *target;
 	bool ause;
 	int ret;
 
+	/*
+	 * As the I/O threads: its allocations recurse into no I/O, and its
+	 * writes are throttled by the backing's own dirty pages, not the
+	 * machine's (a loopback initiator's, which cannot be written back
+	 * while every write is refused, would stall it for ever).
+	 */
+	current->flags |= PF_MEMALLOC_NOIO | PF_LOCAL_THROTTLE;
 	pr_info("target %u lun %u: sanitize (%s) started\n", lun->target->tid,
 		lun->lun, s->sa == SA_OVERWRITE ? "overwrite" : "block erase");
 	/* The writes that began before it end first; later ones see it. */
@@ -321,6 +340,7 @@ static void sanitize_work(struct work_struct *work)
 	target = lun->target;
 	iet_lun_put(lun);
 	iet_target_put(target);
+	current_restore_flags(flags, PF_MEMALLOC_NOIO | PF_LOCAL_THROTTLE);
 }
 
 /*
@@ -343,6 +363,44 @@ void iet_sanitize_abort(struct iet_scsi_req *req)
 	spin_unlock(&s->lock);
 	if (mine)
 		iet_scsi_done(req);
+}
+
+/*
+ * A connection logging out: its SANITIZE commands waiting for their
+ * operations end now, unanswered as the connection's other tasks that
+ * its end terminates, so that the Logout Response, which waits for the
+ * connection's commands, need not wait for them; the operations go on.
+ */
+void iet_sanitize_logout(struct iet_conn *conn)
+{
+	struct iet_target *target = conn->session->target;
+	struct iet_scsi_req *req;
+	struct iet_lun *lun;
+	unsigned long idx;
+
+	rcu_read_lock();
+	xa_for_each(&target->luns, idx, lun) {
+		if (!kref_get_unless_zero(&lun->kref))
+			continue;
+		rcu_read_unlock();
+		spin_lock(&lun->sanitize.lock);
+		req = lun->sanitize.waiter;
+		if (req && container_of(req, struct iet_cmd, req)->conn == conn)
+			lun->sanitize.waiter = NULL;
+		else
+			req = NULL;
+		spin_unlock(&lun->sanitize.lock);
+		if (req) {
+			/* Ended with its connection: answered by nothing. */
+			spin_lock(&conn->lock);
+			container_of(req, struct iet_cmd, req)->aborted = true;
+			spin_unlock(&conn->lock);
+			iet_scsi_done(req);
+		}
+		iet_lun_put(lun);
+		rcu_read_lock();
+	}
+	rcu_read_unlock();
 }
 
 void iet_sanitize_init(struct iet_lun *lun)
@@ -379,7 +437,7 @@ static u8 *overwrite_params(struct iet_scsi_req *req, u8 *passes,
 		iet_scsi_invalid_param(req, 0, 4);
 	else if (p[1])
 		iet_scsi_invalid_param(req, 1, fls(p[1]) - 1);
-	else if (!plen || plen > bs || plen + 4 > req->buf_len)
+	else if (!plen || plen > bs || plen + 4 != req->buf_len)
 		iet_scsi_invalid_param(req, 2, -1);
 	else
 		block = kmalloc(bs, GFP_NOIO);
@@ -439,7 +497,7 @@ static int sanitize_execute(struct iet_scsi_req *req)
 	s->passes = passes;
 	s->invert = invert;
 	s->block = block;
-	s->waiter = immed ? NULL : req;
+	s->waiter = NULL;
 	/* The work item's: its LUN, and the target it names in the log. */
 	kref_get(&lun->kref);
 	kref_get(&lun->target->kref);
@@ -447,10 +505,19 @@ static int sanitize_execute(struct iet_scsi_req *req)
 	/*
 	 * The operation holds the backing step by step, not for its length;
 	 * and a command waiting for it holds up no other in the task set
-	 * (SANITIZE is processed as if HEAD OF QUEUE).
+	 * (SANITIZE is processed as if HEAD OF QUEUE). Both before it waits:
+	 * from then on an abort may end it on another thread.
 	 */
 	iet_scsi_release_backing(req);
-	iet_tset_exit(req);
+	if (!immed) {
+		iet_tset_exit(req);
+		/* Aborted already (abort_task() sets it, then looks here): now. */
+		spin_lock(&s->lock);
+		if (!READ_ONCE(container_of(req, struct iet_cmd, req)->aborted))
+			s->waiter = req;
+		immed = !s->waiter;
+		spin_unlock(&s->lock);
+	}
 	queue_work(sanitize_wq, &s->work);
 	return immed ? 0 : IET_ASYNC;
 }

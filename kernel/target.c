@@ -429,7 +429,12 @@ static void target_remove(struct iet_target *target)
 	xa_erase(&iet_targets, target->tid);
 	xa_for_each(&target->luns, index, lun) {
 		xa_erase(&target->luns, index);
+		/*
+		 * Its backing is closed by the last put, uncounted: a sanitize
+		 * must not write it past this (a device a cluster demotes).
+		 */
 		iet_sanitize_stop(lun);
+		flush_work(&lun->sanitize.work);
 		iet_lun_put(lun);
 	}
 	mutex_lock(&target->lock);

@@ -205,8 +205,13 @@ static int caw_execute(struct iet_scsi_req *req)
 		return 0;
 	}
 	iet_wgate_lock(lun, req->lba, req->nr_blocks);
-	/* A resize may have cut the LUN short since it was parsed. */
-	if (!iet_sbc_lba_ok(req, req->lba, req->nr_blocks))
+	/*
+	 * A resize may have cut the LUN short since it was parsed, a
+	 * sanitize begun (it takes the gate too: it runs before or after).
+	 */
+	iet_sanitize_check(req);
+	if (req->status != SAM_STAT_GOOD ||
+	    !iet_sbc_lba_ok(req, req->lba, req->nr_blocks))
 		goto out;
 	ret = iet_lun_io_sync(lun, IET_IO_READ, req->io.pos, &m, len, false);
 	if (ret) {
@@ -285,8 +290,10 @@ static int orwrite_execute(struct iet_scsi_req *req)
 		return 0;
 	}
 	iet_wgate_lock(lun, req->lba, req->nr_blocks);
-	/* A resize may have cut the LUN short since it was parsed. */
-	if (!iet_sbc_lba_ok(req, req->lba, req->nr_blocks))
+	/* The same as COMPARE AND WRITE: a resize, a sanitize begun. */
+	iet_sanitize_check(req);
+	if (req->status != SAM_STAT_GOOD ||
+	    !iet_sbc_lba_ok(req, req->lba, req->nr_blocks))
 		len = 0;
 	for (done = 0; done < len; done += n) {
 		n = min(len - done, CHUNK);

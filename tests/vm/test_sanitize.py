@@ -6,7 +6,8 @@ every block after; a sanitize that fails leaves the LUN refusing its blocks
 until EXIT FAILURE MODE (where AUSE allowed it) or a sanitize that
 succeeds; zeros written over a thin file only where it holds data, and a
 BLOCK ERASE that gives all of it back; a LUN deleted under a running
-sanitize ends it; parameter lists that lie about their length refused.
+sanitize ends it, and a logout does not wait for one; parameter lists
+that lie about their length refused.
 (libiscsi's Sanitize suite runs in test_conformance.py.)"""
 
 import os
@@ -19,6 +20,7 @@ import pytest
 from ietlib import ietadm
 from vmlib import initiator as ini
 from vmlib import kmsg
+from vmlib.rawiscsi import Connection
 from vmlib.storage import SlowWrites, pread_direct, pwrite_direct
 from vmlib.target import Lun, Target, iqn
 from vmlib.util import MiB, run, udev_settle, wait_until
@@ -278,8 +280,6 @@ def test_zeros_overwrite_a_thin_file_only_where_it_holds_data(ietd, initiator, b
         f"a pass of zeros allocated {allocated(path)} bytes of a thin file"
 
 
-# The work item against the LUN's end: for the debug kernel too.
-@pytest.mark.guard
 def test_deleting_a_lun_ends_its_sanitize(slow_lun, ietd, initiator, tmp_path):
     name = iqn("sanitize-deleted")
     ietd(Target(name, [Lun(0, slow_lun.path, type="blockio")]))
@@ -326,3 +326,40 @@ def test_parameter_lists_that_lie_about_their_length_are_refused(ietd, initiator
     # Nothing was sanitized: the data is there, the LUN ready.
     assert tur(disk)[0] == "GOOD"
     assert pread_direct(disk, 0, MiB) == b"\x77" * MiB
+
+
+def test_a_session_logging_out_does_not_wait_for_its_sanitize(slow_lun, ietd):
+    """A SANITIZE without IMMED waits for its operation; its session logging
+    out ends it unanswered, as the connection's other tasks, and the Logout
+    Response does not wait for the operation, which goes on. (A raw
+    initiator: open-iscsi itself waits for its outstanding commands before
+    it sends the Logout.)"""
+    name = iqn("sanitize-logout")
+    ietd(Target(name, [Lun(0, slow_lun.path, type="blockio")]))
+    slow_lun.set_write_delay(400)        # 64 steps: about half a minute
+    log = kmsg.KernelLog()
+    lines = []
+    c = Connection(name, timeout=30).connect()
+    c.login(clear_ua=True)
+    cdb = bytes([0x48, OVERWRITE, 0, 0, 0, 0, 0]) + struct.pack(">H", 6) + b"\0"
+    c.submit(cdb, data=bytes([1, 0, 0, 2, 0x5a, 0xa5]))     # one pass of 5a a5
+    wait_until(lambda: lines.extend(log.new_lines()) or
+               any("sanitize (overwrite) started" in x for x in lines), 30,
+               "the sanitize running")
+    t0 = time.monotonic()
+    rsp = c.logout(timeout=60)
+    took = time.monotonic() - t0
+    assert rsp.response == 0, rsp
+    assert took < 10, f"the Logout Response waited {took:.1f} s for the sanitize"
+
+    d = Connection(name, timeout=30).connect()
+    d.login(clear_ua=True)
+    r = d.execute(bytes(6))                                  # TEST UNIT READY
+    assert r.sense_triple[:3] == (2, 0x04, 0x1b), \
+        f"the sanitize did not go on past its session: {r.sense_triple}"
+    wait_until(lambda: d.execute(bytes(6)).status == 0, 120, "the sanitize ending")
+    d.logout()
+    slow_lun.set_write_delay(0)
+    lines += log.new_lines()
+    assert any("sanitize done" in x for x in lines), lines
+    assert not any("still in the backend" in x for x in lines), lines
