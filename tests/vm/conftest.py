@@ -28,7 +28,7 @@ from vmlib.util import MiB, RESULTS, run, wait_until
 # same length. A module not listed counts 10 s a test not marked paths.
 MODULE_SECONDS = {
     "test_access": 38, "test_alua": 13, "test_async_logout": 31, "test_big_writes": 58,
-    "test_caw": 55, "test_chap": 96, "test_cluster_agent": 20, "test_conformance": 109,
+    "test_caw": 55, "test_chap": 96, "test_cluster_agent": 20, "test_conformance": 190,
     "test_dirty_throttle": 30, "test_disappear": 23, "test_eio": 104, "test_ext4": 13,
     "test_ha_node": 65,
     "test_fio": 121, "test_hostile": 145, "test_ietadm": 50, "test_isns": 55, "test_libiscsi": 9,
@@ -36,7 +36,8 @@ MODULE_SECONDS = {
     "test_mode_select": 38, "test_multipath": 57, "test_opcodes": 62,
     "test_portal_groups": 18, "test_prelogin_flood": 12, "test_privileges": 9,
     "test_proc_format": 7, "test_reload": 28, "test_reservations": 172,
-    "test_restart": 32, "test_roundtrip": 5, "test_soak": 120, "test_stuck_backend": 63,
+    "test_restart": 32, "test_roundtrip": 5, "test_sanitize": 80, "test_soak": 120,
+    "test_stuck_backend": 63,
     "test_task_attr": 66, "test_teardown": 14, "test_text": 8, "test_thin": 43,
     "test_unit_sandbox": 8, "test_verify": 49, "test_volumes": 148, "test_xcopy": 77,
 }
