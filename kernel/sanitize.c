@@ -140,6 +140,14 @@ static void set_progress(struct iet_sanitize *s, u64 done, u64 total)
 			 0xffff) : 0);
 }
 
+/* Before each step: the LUN not deleted, its backing held for the step. */
+static int step_hold(struct iet_lun *lun, struct iet_sanitize *s)
+{
+	if (READ_ONCE(s->stop))
+		return -EINTR;
+	return iet_lun_io_hold(lun, true);
+}
+
 /* The step's blocks, held for it: false when the LUN is now shorter. */
 static bool step_begin(struct iet_lun *lun, u64 lba, u64 *nr)
 {
@@ -205,9 +213,7 @@ static int overwrite_pass(struct iet_lun *lun, struct iet_sanitize *s,
 	kfree(block);
 
 	while (!ret && lba < READ_ONCE(lun->blocks)) {
-		if (READ_ONCE(s->stop))
-			return -EINTR;
-		ret = iet_lun_io_hold(lun, true);
+		ret = step_hold(lun, s);
 		if (ret)
 			break;
 		nr = w->len >> lun->blkbits;
@@ -264,9 +270,7 @@ static int block_erase(struct iet_lun *lun, struct iet_sanitize *s)
 	int ret = 0;
 
 	while (!ret && lba < READ_ONCE(lun->blocks)) {
-		if (READ_ONCE(s->stop))
-			return -EINTR;
-		ret = iet_lun_io_hold(lun, true);
+		ret = step_hold(lun, s);
 		if (ret)
 			break;
 		nr = ERASE_STEP >> lun->blkbits;
